@@ -1,0 +1,12 @@
+export * from './crd.ts';
+export * from './defaults.ts';
+export { GENERATED_HEADER, renderCrdFiles } from './generate/crd-files.ts';
+export * from './group.ts';
+export * from './image-reference.ts';
+export * from './keys.ts';
+export * from './resources.ts';
+export * from './schema/common.ts';
+export * from './schema/containerrecreaterequest.ts';
+export * from './schema/imagelistpulljob.ts';
+export * from './schema/imagepulljob.ts';
+export * from './schema/nodeimage.ts';

@@ -1,0 +1,65 @@
+/** Well-known labels, annotations and finalizers, spelled as upstream OpenKruise spells them. */
+
+/** CRR: [immutable] UID of the target pod. */
+export const CRR_POD_UID_LABEL = 'crr.apps.kruise.io/pod-uid';
+/** CRR: [immutable] node of the target pod. */
+export const CRR_NODE_NAME_LABEL = 'crr.apps.kruise.io/node-name';
+/** CRR: `true` while the request is not completed; the daemon watches only active requests. */
+export const CRR_ACTIVE_LABEL = 'crr.apps.kruise.io/active';
+/** CRR: JSON `[{name,ready,restartCount,containerID}]` of the pod's containers while recreating. */
+export const CRR_SYNC_CONTAINER_STATUSES_ANNOTATION = 'crr.apps.kruise.io/sync-container-statuses';
+/** CRR: RFC 3339 time at which the pod was forced not-ready. */
+export const CRR_UNREADY_ACQUIRED_ANNOTATION = 'crr.apps.kruise.io/unready-acquired';
+/** CRR finalizer held while the pod is forced not-ready. */
+export const CRR_UNREADY_ACQUIRED_FINALIZER = 'crr.apps.kruise.io/unready-acquired';
+/** Node label copied to CRRs of virtual-kubelet nodes; such nodes get no NodeImage. */
+export const VIRTUAL_KUBELET_LABEL = 'type';
+/** Value of {@link VIRTUAL_KUBELET_LABEL} on virtual-kubelet nodes. */
+export const VIRTUAL_KUBELET_VALUE = 'virtual-kubelet';
+
+/** ImagePullJob finalizer that protects secret copies until they are released. */
+export const DELETION_PROTECTION_FINALIZER = 'apps.kruise.io/deletion-protection';
+
+/** Namespace holding the secrets kruise-daemon may read (env `KRUISE_DAEMON_CONFIG_NS`). */
+export const DEFAULT_DAEMON_CONFIG_NAMESPACE = 'kruise-daemon-config';
+/** Secret copy: `ns/name` of the source secret. */
+export const SECRET_SOURCE_KEY_ANNOTATION = 'imagepulljobs.kruise.io/source-key';
+/** Secret copy: sorted comma list of `ns/name` of the jobs using it. */
+export const SECRET_REFERENCES_ANNOTATION = 'imagepulljobs.kruise.io/references';
+/** Secret copy: `batch` for copies shared between jobs. */
+export const SECRET_MODE_ANNOTATION = 'imagepulljobs.kruise.io/mode';
+/** Value of {@link SECRET_MODE_ANNOTATION} and of a NodeImage pull secret's `mode`. */
+export const SECRET_MODE_BATCH = 'batch';
+
+/** NodeImage label: a NodeImage without a Node, never garbage-collected. */
+export const FAKE_NODEIMAGE_LABEL = 'apps.kruise.io/fake-nodeimage';
+
+/** Pod readiness gate and condition type owned by Kruise. */
+export const KRUISE_POD_READY_CONDITION = 'KruisePodReady';
+/** Pod annotation with per-container runtime metadata. */
+export const RUNTIME_CONTAINERS_META_ANNOTATION = 'apps.kruise.io/runtime-containers-meta';
+/** CRI sandbox annotation set on pulls made by the daemon. */
+export const PULLING_IMAGE_BY_ANNOTATION = 'apps.kruise.io/pulling-image-by';
+/** Value of {@link PULLING_IMAGE_BY_ANNOTATION}. */
+export const PULLING_IMAGE_BY_DAEMON = 'kruise-daemon';
+
+/** ImageListPullJob children: hash of the template they were made from. */
+export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
+
+/** Workload annotations that feed auto-created jobs. */
+export const IMAGE_PREDOWNLOAD_PARALLELISM_ANNOTATION = 'apps.kruise.io/image-predownload-parallelism';
+export const IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS_ANNOTATION =
+  'apps.kruise.io/image-predownload-timeout-seconds';
+export const IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS_ANNOTATION =
+  'apps.kruise.io/image-predownload-min-updated-ready-pods';
+
+/** kubelet's CRI labels and annotations that the daemon reads back. */
+export const CRI_POD_UID_LABEL = 'io.kubernetes.pod.uid';
+export const CRI_POD_NAME_LABEL = 'io.kubernetes.pod.name';
+export const CRI_POD_NAMESPACE_LABEL = 'io.kubernetes.pod.namespace';
+export const CRI_CONTAINER_NAME_LABEL = 'io.kubernetes.container.name';
+export const CRI_CONTAINER_RESTART_COUNT_ANNOTATION = 'io.kubernetes.container.restartCount';
+export const CRI_CONTAINER_HASH_ANNOTATION = 'io.kubernetes.container.hash';
+export const CRI_TERMINATION_MESSAGE_PATH_ANNOTATION = 'io.kubernetes.container.terminationMessagePath';
+export const CRI_PRESTOP_HANDLER_ANNOTATION = 'io.kubernetes.container.preStopHandler';
+export const CRI_POD_TERMINATION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.terminationGracePeriod';

@@ -1,0 +1,193 @@
+import type { TSchema } from '@sinclair/typebox';
+import { GROUP, VERSION } from './group.ts';
+import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
+import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
+import { ImagePullJobSchema } from './schema/imagepulljob.ts';
+import { NodeImageSchema } from './schema/nodeimage.ts';
+
+/** A printer column as `kubectl get` shows it. */
+export interface PrinterColumn {
+  name: string;
+  type: 'integer' | 'string' | 'date' | 'number' | 'boolean';
+  jsonPath: string;
+  description: string;
+  priority?: number;
+}
+
+/** Everything needed to serve or describe one Kruise kind. */
+export interface KruiseResource {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  scope: 'Namespaced' | 'Cluster';
+  shortNames: string[];
+  categories: string[];
+  printerColumns: PrinterColumn[];
+  schema: TSchema;
+}
+
+const AGE: PrinterColumn = {
+  name: 'AGE',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
+};
+
+const base = { group: GROUP, version: VERSION, categories: [] as string[] };
+
+/** NodeImage (cluster-scoped, one per node). */
+export const NodeImageResource: KruiseResource = {
+  ...base,
+  kind: 'NodeImage',
+  listKind: 'NodeImageList',
+  plural: 'nodeimages',
+  singular: 'nodeimage',
+  scope: 'Cluster',
+  shortNames: [],
+  printerColumns: [
+    {
+      name: 'DESIRED',
+      type: 'integer',
+      jsonPath: '.status.desired',
+      description: 'Number of all images on this node',
+    },
+    {
+      name: 'PULLING',
+      type: 'integer',
+      jsonPath: '.status.pulling',
+      description: 'Number of image pull task active',
+    },
+    {
+      name: 'SUCCEED',
+      type: 'integer',
+      jsonPath: '.status.succeeded',
+      description: 'Number of image pull task succeeded',
+    },
+    {
+      name: 'FAILED',
+      type: 'integer',
+      jsonPath: '.status.failed',
+      description: 'Number of image pull tasks failed',
+    },
+    AGE,
+  ],
+  schema: NodeImageSchema,
+};
+
+/** ImagePullJob. */
+export const ImagePullJobResource: KruiseResource = {
+  ...base,
+  kind: 'ImagePullJob',
+  listKind: 'ImagePullJobList',
+  plural: 'imagepulljobs',
+  singular: 'imagepulljob',
+  scope: 'Namespaced',
+  shortNames: [],
+  printerColumns: [
+    {
+      name: 'TOTAL',
+      type: 'integer',
+      jsonPath: '.status.desired',
+      description: 'Number of all nodes matched by this job',
+    },
+    {
+      name: 'ACTIVE',
+      type: 'integer',
+      jsonPath: '.status.active',
+      description: 'Number of image pull task active',
+    },
+    {
+      name: 'SUCCEED',
+      type: 'integer',
+      jsonPath: '.status.succeeded',
+      description: 'Number of image pull task succeeded',
+    },
+    {
+      name: 'FAILED',
+      type: 'integer',
+      jsonPath: '.status.failed',
+      description: 'Number of image pull tasks failed',
+    },
+    AGE,
+    {
+      name: 'MESSAGE',
+      type: 'string',
+      jsonPath: '.status.message',
+      description: 'Summary of status when job is failed',
+    },
+  ],
+  schema: ImagePullJobSchema,
+};
+
+/** ImageListPullJob. */
+export const ImageListPullJobResource: KruiseResource = {
+  ...base,
+  kind: 'ImageListPullJob',
+  listKind: 'ImageListPullJobList',
+  plural: 'imagelistpulljobs',
+  singular: 'imagelistpulljob',
+  scope: 'Namespaced',
+  shortNames: [],
+  printerColumns: [
+    { name: 'TOTAL', type: 'integer', jsonPath: '.status.desired', description: 'Number of image pull job' },
+    {
+      name: 'SUCCEEDED',
+      type: 'integer',
+      jsonPath: '.status.succeeded',
+      description: 'Number of image pull job succeeded',
+    },
+    {
+      name: 'COMPLETED',
+      type: 'integer',
+      jsonPath: '.status.completed',
+      description: 'Number of ImagePullJobs which are finished',
+    },
+    AGE,
+  ],
+  schema: ImageListPullJobSchema,
+};
+
+/** ContainerRecreateRequest (short name `crr`). */
+export const ContainerRecreateRequestResource: KruiseResource = {
+  ...base,
+  kind: 'ContainerRecreateRequest',
+  listKind: 'ContainerRecreateRequestList',
+  plural: 'containerrecreaterequests',
+  singular: 'containerrecreaterequest',
+  scope: 'Namespaced',
+  shortNames: ['crr'],
+  printerColumns: [
+    {
+      name: 'PHASE',
+      type: 'string',
+      jsonPath: '.status.phase',
+      description: 'Phase of this ContainerRecreateRequest.',
+    },
+    {
+      name: 'POD',
+      type: 'string',
+      jsonPath: '.spec.podName',
+      description: 'Pod name of this ContainerRecreateRequest.',
+    },
+    {
+      name: 'NODE',
+      type: 'string',
+      jsonPath: '.metadata.labels.crr\\.apps\\.kruise\\.io/node-name',
+      description: 'Node name of this ContainerRecreateRequest.',
+    },
+    AGE,
+  ],
+  schema: ContainerRecreateRequestSchema,
+};
+
+/** Every kind this project serves, in a stable order. */
+export const KRUISE_RESOURCES: readonly KruiseResource[] = [
+  ContainerRecreateRequestResource,
+  ImageListPullJobResource,
+  ImagePullJobResource,
+  NodeImageResource,
+];

@@ -1,0 +1,116 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { buildCustomResourceDefinition, KRUISE_RESOURCES, renderCrdFiles } from '../src/index.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Walks a schema and reports what a structural schema forbids. */
+function structuralProblems(schema: any, path = ''): string[] {
+  const problems: string[] = [];
+  if (schema === null || typeof schema !== 'object') return problems;
+  if (
+    !schema.type &&
+    !schema['x-kubernetes-int-or-string'] &&
+    !schema['x-kubernetes-preserve-unknown-fields']
+  ) {
+    problems.push(`${path || '/'}: no type`);
+  }
+  if ('patternProperties' in schema) problems.push(`${path}: patternProperties`);
+  if ('$ref' in schema) problems.push(`${path}: $ref`);
+  if (schema.properties && schema.additionalProperties)
+    problems.push(`${path}: properties and additionalProperties`);
+  for (const [name, sub] of Object.entries(schema.properties ?? {})) {
+    problems.push(...structuralProblems(sub, `${path}.${name}`));
+  }
+  if (schema.items) problems.push(...structuralProblems(schema.items, `${path}[]`));
+  if (typeof schema.additionalProperties === 'object') {
+    problems.push(...structuralProblems(schema.additionalProperties, `${path}{}`));
+  }
+  for (const required of schema.required ?? []) {
+    if (!schema.properties?.[required]) problems.push(`${path}: required ${required} is not a property`);
+  }
+  return problems;
+}
+
+describe('deploy/crds', () => {
+  it('matches the generator output (run `pnpm generate` after changing a schema)', () => {
+    const rendered = renderCrdFiles();
+    const committed = readdirSync(join(root, 'deploy/crds')).filter((f) => f.endsWith('.yaml'));
+    expect(committed.sort()).toEqual([...rendered.keys()].map((p) => p.replace('deploy/crds/', '')).sort());
+    for (const [path, text] of rendered) {
+      expect(readFileSync(join(root, path), 'utf8'), `${path} is stale: run pnpm generate`).toBe(text);
+    }
+  });
+
+  it.each(KRUISE_RESOURCES.map((r) => [r.kind, r] as const))(
+    '%s has a structural schema',
+    (_kind, resource) => {
+      const crd = buildCustomResourceDefinition(resource) as any;
+      const schema = crd.spec.versions[0].schema.openAPIV3Schema;
+      expect(structuralProblems(schema)).toEqual([]);
+      expect(schema.properties.metadata).toEqual({ type: 'object' });
+      expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
+    },
+  );
+
+  it('declares upstream names, scope, short names and columns', () => {
+    const byKind = Object.fromEntries(
+      [...renderCrdFiles().values()].map((text) => {
+        const crd = parse(text);
+        return [crd.spec.names.kind, crd];
+      }),
+    );
+    expect(byKind.NodeImage.spec.scope).toBe('Cluster');
+    expect(byKind.ImagePullJob.spec.scope).toBe('Namespaced');
+    expect(byKind.ContainerRecreateRequest.spec.names.shortNames).toEqual(['crr']);
+    const columns = (kind: string) =>
+      byKind[kind].spec.versions[0].additionalPrinterColumns.map((c: any) => `${c.name}=${c.jsonPath}`);
+    expect(columns('NodeImage')).toEqual([
+      'DESIRED=.status.desired',
+      'PULLING=.status.pulling',
+      'SUCCEED=.status.succeeded',
+      'FAILED=.status.failed',
+      'AGE=.metadata.creationTimestamp',
+    ]);
+    expect(columns('ImagePullJob')).toContain('MESSAGE=.status.message');
+    expect(columns('ImageListPullJob')).toEqual([
+      'TOTAL=.status.desired',
+      'SUCCEEDED=.status.succeeded',
+      'COMPLETED=.status.completed',
+      'AGE=.metadata.creationTimestamp',
+    ]);
+    expect(columns('ContainerRecreateRequest')).toContain(
+      'NODE=.metadata.labels.crr\\.apps\\.kruise\\.io/node-name',
+    );
+  });
+
+  it('requires the fields upstream requires', () => {
+    const schemaOf = (kind: string) =>
+      (buildCustomResourceDefinition(KRUISE_RESOURCES.find((r) => r.kind === kind)!) as any).spec.versions[0]
+        .schema.openAPIV3Schema;
+    const ipj = schemaOf('ImagePullJob');
+    expect(ipj.properties.spec.required.sort()).toEqual(['completionPolicy', 'image']);
+    expect(ipj.properties.status.required).toEqual(['desired']);
+    expect(ipj.properties.spec.properties.parallelism['x-kubernetes-int-or-string']).toBe(true);
+    const ilpj = schemaOf('ImageListPullJob');
+    expect(ilpj.properties.spec.required.sort()).toEqual(['completionPolicy', 'images']);
+    const ni = schemaOf('NodeImage');
+    const image = ni.properties.spec.properties.images.additionalProperties;
+    expect(image.required).toEqual(['tags']);
+    expect(image.properties.tags.items.required).toEqual(['tag']);
+    expect(
+      ni.properties.status.properties.imageStatuses.additionalProperties.properties.tags.items.required.sort(),
+    ).toEqual(['phase', 'tag']);
+    const crr = schemaOf('ContainerRecreateRequest');
+    expect(crr.properties.spec.required.sort()).toEqual(['containers', 'podName']);
+    expect(crr.properties.spec.properties.containers.items.required).toEqual(['name']);
+    expect(crr.properties.spec.properties.containers.items.properties.statusContext.required.sort()).toEqual([
+      'containerID',
+      'restartCount',
+    ]);
+    expect(crr.properties.status.required).toEqual(['phase']);
+  });
+});
