@@ -1,1 +1,3 @@
-export {};
+export type { AuditRecord } from './audit.ts';
+export { AuditTrail } from './audit.ts';
+export { type ControlPlaneOptions, ControlPlane } from './server.ts';

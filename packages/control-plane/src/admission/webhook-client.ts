@@ -1,0 +1,73 @@
+import { request } from 'node:https';
+import { checkServerIdentity } from 'node:tls';
+
+/** Where and how to reach one webhook. */
+export interface WebhookTarget {
+  host: string;
+  port: number;
+  path: string;
+  /** Name the serving certificate must carry (the Service DNS name or the URL host). */
+  serverName: string;
+  /** PEM CA bundle; the system roots when absent. */
+  ca: string | undefined;
+  /** Shown in error messages: the URL kube-apiserver would have used. */
+  displayUrl: string;
+}
+
+/** POSTs an AdmissionReview and returns the parsed response, or throws an Error describing the failure. */
+export function callWebhook(target: WebhookTarget, body: string, timeoutMs: number): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.host,
+        port: target.port,
+        path: target.path,
+        method: 'POST',
+        ca: target.ca,
+        servername: /^\d+\.\d+\.\d+\.\d+$/.test(target.serverName) ? undefined : target.serverName,
+        checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+        timeout: timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((res.statusCode ?? 0) >= 300) {
+            reject(
+              new Error(
+                `failed to call webhook: the server responded with the status code ${res.statusCode}`,
+              ),
+            );
+            return;
+          }
+          try {
+            resolve(JSON.parse(text));
+          } catch {
+            reject(
+              new Error('failed to call webhook: the server returned a response that is not valid JSON'),
+            );
+          }
+        });
+        res.on('error', (e) => reject(new Error(`failed to call webhook: ${e.message}`)));
+      },
+    );
+    req.on('timeout', () => {
+      req.destroy(new Error(`context deadline exceeded`));
+    });
+    req.on('error', (e: any) =>
+      reject(
+        new Error(
+          `failed to call webhook: Post "${target.displayUrl}": ${e.code === 'ECONNREFUSED' ? `dial tcp ${target.host}:${target.port}: connect: connection refused` : e.message}`,
+        ),
+      ),
+    );
+    req.end(body);
+  });
+}

@@ -1,0 +1,47 @@
+import type { KubeObject, ResourceType } from '../registry/types.ts';
+
+/** Who is asking. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+}
+
+/** Options that shape one write. */
+export interface WriteOptions {
+  user: UserInfo;
+  dryRun?: boolean;
+  /** `Strict`, `Warn` (default) or `Ignore`, as `?fieldValidation=`. */
+  fieldValidation?: string;
+  subresource?: string;
+  /** Warnings to send back as `Warning` headers. */
+  warnings?: string[];
+}
+
+/** An admission hook run before a write is committed (webhooks). */
+export type AdmissionHook = (request: {
+  type: ResourceType;
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  subresource: string;
+  namespace: string;
+  name: string;
+  object: KubeObject | undefined;
+  oldObject: KubeObject | undefined;
+  options: WriteOptions;
+  phase: 'mutating' | 'validating';
+}) => Promise<KubeObject | undefined>;
+
+/** Characters kube-apiserver uses for generateName suffixes. */
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** `generateName` plus five random characters. */
+export function generatedName(prefix: string): string {
+  let s = prefix;
+  for (let i = 0; i < 5; i++) s += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
+  return s;
+}
+
+/** RFC 3339 time with second precision, as Kubernetes writes metav1.Time. */
+export function nowRFC3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

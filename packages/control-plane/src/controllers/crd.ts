@@ -1,0 +1,99 @@
+import type { UserInfo } from '../api/context.ts';
+import { nowRFC3339 } from '../api/context.ts';
+import type { ObjectService } from '../api/objects.ts';
+import { resourceTypesOfCrd } from '../registry/crd-types.ts';
+import type { ResourceRegistry } from '../registry/registry.ts';
+import type { KubeObject } from '../registry/types.ts';
+import type { Store } from '../store/store.ts';
+
+const CRD_USER: UserInfo = { username: 'system:apiextensions-controller', groups: ['system:masters'] };
+const CRD_RESOURCE = 'apiextensions.k8s.io/customresourcedefinitions';
+
+/** Serves the resources of CRDs: registers them, marks the CRD Established, and cleans up on delete. */
+export class CrdController {
+  private readonly store: Store;
+  private readonly registry: ResourceRegistry;
+  private readonly objects: ObjectService;
+
+  constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
+    this.store = store;
+    this.registry = registry;
+    this.objects = objects;
+    store.subscribe(CRD_RESOURCE, {
+      onChange: (e) => {
+        this.unregister(e.prev);
+        if (e.type === 'DELETED') {
+          this.unregister(e.obj);
+          void this.deleteInstances(e.obj);
+        } else {
+          this.register(e.obj);
+          if (!this.established(e.obj)) void this.markEstablished(e.obj.metadata?.name);
+        }
+      },
+    });
+    for (const { obj } of store.list(CRD_RESOURCE)) this.register(obj);
+  }
+
+  private register(crd: KubeObject): void {
+    for (const type of resourceTypesOfCrd(crd)) this.registry.add(type);
+  }
+
+  private unregister(crd: KubeObject | undefined): void {
+    if (!crd) return;
+    for (const v of crd.spec?.versions ?? [])
+      this.registry.remove(crd.spec.group, v.name, crd.spec.names?.plural);
+  }
+
+  private established(crd: KubeObject): boolean {
+    return (crd.status?.conditions ?? []).some((c: any) => c.type === 'Established' && c.status === 'True');
+  }
+
+  private async markEstablished(name: string): Promise<void> {
+    const type = this.registry.byResource('apiextensions.k8s.io', 'customresourcedefinitions')!;
+    const now = nowRFC3339();
+    try {
+      await this.objects.update(
+        type,
+        '',
+        name,
+        {
+          patch: (crd) => ({
+            ...crd,
+            status: {
+              conditions: [
+                {
+                  type: 'NamesAccepted',
+                  status: 'True',
+                  lastTransitionTime: now,
+                  reason: 'NoConflicts',
+                  message: 'no conflicts found',
+                },
+                {
+                  type: 'Established',
+                  status: 'True',
+                  lastTransitionTime: now,
+                  reason: 'InitialNamesAccepted',
+                  message: 'the initial names have been accepted',
+                },
+              ],
+              acceptedNames: crd.spec?.names ?? {},
+              storedVersions: (crd.spec?.versions ?? [])
+                .filter((v: any) => v.storage)
+                .map((v: any) => v.name),
+            },
+          }),
+        },
+        { user: CRD_USER, subresource: 'status' },
+      );
+    } catch {
+      // deleted meanwhile
+    }
+  }
+
+  private async deleteInstances(crd: KubeObject): Promise<void> {
+    const resource = `${crd.spec?.group}/${crd.spec?.names?.plural}`;
+    for (const e of this.store.list(resource)) {
+      this.store.commit(resource, e.obj.metadata?.namespace ?? '', e.obj.metadata?.name, () => null);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuditTrail } from '../audit.ts';
+import type { Attributes, RbacAuthorizer } from '../auth/rbac.ts';
+import { forbiddenMessage } from '../auth/rbac.ts';
+import type { TokenAuthenticator } from '../auth/tokens.ts';
+import type { UserInfo } from '../api/context.ts';
+import type { ObjectService } from '../api/objects.ts';
+import {
+  ApiError,
+  forbidden,
+  internalError,
+  methodNotAllowed,
+  pathNotFound,
+  unauthorized,
+} from '../errors.ts';
+import type { FaultInjector } from '../faults.ts';
+import type { ResourceRegistry } from '../registry/registry.ts';
+import { resourceKey } from '../registry/types.ts';
+import type { Store } from '../store/store.ts';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.ts';
+import { groupVersionOfPath, openApiV3Document, openApiV3Index } from './openapi.ts';
+import { parseRequestInfo, type RequestInfo } from './request-info.ts';
+import { ResourceHandler } from './resource-handler.ts';
+
+/** Everything the HTTP layer needs. */
+export interface HandlerDeps {
+  store: Store;
+  registry: ResourceRegistry;
+  objects: ObjectService;
+  tokens: TokenAuthenticator;
+  rbac: RbacAuthorizer;
+  audit: AuditTrail;
+  faults: FaultInjector;
+  bookmarkIntervalMs: number;
+}
+
+/** Writes a JSON response. */
+export function sendJson(res: ServerResponse, code: number, body: unknown, raw?: string): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const text = raw ?? JSON.stringify(body);
+  res.writeHead(code, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-cache, private',
+  });
+  res.end(text);
+}
+
+/** The API server's request handler: authentication, authorization, audit, then routing. */
+export class ApiHandler {
+  /** The resource request handler (exposed for watch faults). */
+  readonly resources: ResourceHandler;
+
+  private readonly deps: HandlerDeps;
+
+  constructor(deps: HandlerDeps) {
+    this.deps = deps;
+    this.resources = new ResourceHandler(deps);
+  }
+
+  /** Handles one HTTP request; never throws. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    let user: UserInfo | undefined;
+    let code = 200;
+    res.on('finish', () => {
+      this.deps.audit.add({
+        time: new Date().toISOString(),
+        user: user?.username ?? 'system:anonymous',
+        groups: user?.groups ?? [],
+        verb: info.verb,
+        group: info.group,
+        resource: info.resource,
+        subresource: info.subresource,
+        namespace: info.namespace,
+        name: info.name,
+        path: url.pathname,
+        code: res.statusCode ?? code,
+      });
+    });
+    try {
+      const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+      user = this.deps.tokens.authenticate(
+        token,
+        (ns, name, uid) => this.deps.store.get('/serviceaccounts', ns, name)?.obj.metadata?.uid === uid,
+      );
+      if (!user) throw unauthorized();
+      const attrs: Attributes = info.isResourceRequest
+        ? {
+            verb: info.verb,
+            group: info.group,
+            resource: info.resource,
+            subresource: info.subresource,
+            namespace: info.namespace,
+            name: info.name,
+          }
+        : {
+            verb: info.verb,
+            group: '',
+            resource: '',
+            subresource: '',
+            namespace: '',
+            name: '',
+            path: url.pathname,
+          };
+      if (!this.deps.rbac.authorize(user, attrs).allowed) {
+        throw forbidden(
+          forbiddenMessage(user, attrs),
+          info.isResourceRequest
+            ? { name: info.name || undefined, group: info.group, kind: info.resource }
+            : undefined,
+        );
+      }
+      if (info.isResourceRequest) {
+        this.deps.faults.check(info.verb, resourceKey(info.group, info.resource), user.username);
+        await this.resources.handle(req, res, info, url.searchParams, user);
+      } else this.nonResource(req, res, info, url);
+    } catch (err) {
+      const apiErr = err instanceof ApiError ? err : internalError((err as Error)?.message ?? String(err));
+      code = apiErr.code;
+      sendJson(res, apiErr.code, apiErr.toStatus());
+    }
+  }
+
+  private nonResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, url: URL): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method ?? '');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const { registry } = this.deps;
+    if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
+    if (path === '/healthz' || path === '/readyz' || path === '/livez') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    if (path === '/api') return sendJson(res, 200, apiVersions());
+    if (path === '/apis') return sendJson(res, 200, apiGroupList(registry));
+    if (path === '/openapi/v3') return sendJson(res, 200, openApiV3Index(registry));
+    if (path.startsWith('/openapi/v3/')) {
+      const gv = groupVersionOfPath(path.slice('/openapi/v3/'.length));
+      if (gv && apiResourceList(registry, gv.group, gv.version))
+        return sendJson(res, 200, openApiV3Document(registry, gv.group, gv.version));
+      throw pathNotFound();
+    }
+    if (info.apiPrefix === 'apis' && info.group === '' && /^\/apis\/[^/]+$/.test(path)) {
+      const group = apiGroup(registry, path.split('/')[2]!);
+      if (group) return sendJson(res, 200, group);
+    }
+    const parts = path.split('/').filter(Boolean);
+    if (parts[0] === 'api' && parts.length === 2) {
+      const list = apiResourceList(registry, '', parts[1]!);
+      if (list) return sendJson(res, 200, list);
+    }
+    if (parts[0] === 'apis' && parts.length === 2) {
+      const group = apiGroup(registry, parts[1]!);
+      if (group) return sendJson(res, 200, group);
+    }
+    if (parts[0] === 'apis' && parts.length === 3) {
+      const list = apiResourceList(registry, parts[1]!, parts[2]!);
+      if (list) return sendJson(res, 200, list);
+    }
+    throw pathNotFound();
+  }
+}

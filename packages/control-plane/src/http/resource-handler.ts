@@ -1,0 +1,355 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../api/context.ts';
+import { nowRFC3339 } from '../api/context.ts';
+import type { DeleteOptions } from '../api/objects.ts';
+import {
+  ApiError,
+  badRequest,
+  gone,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+  unsupportedMediaType,
+} from '../errors.ts';
+import { applyJsonPatch } from '../patch/json-patch.ts';
+import { applyMergePatch } from '../patch/merge-patch.ts';
+import { applyStrategicMergePatch } from '../patch/strategic-merge.ts';
+import { apiVersionOf, type KubeObject, resourceKey, type ResourceType } from '../registry/types.ts';
+import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
+import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
+import { parseJson, readBody } from './body.ts';
+import type { HandlerDeps } from './handler.ts';
+import { sendJson } from './handler.ts';
+import type { RequestInfo } from './request-info.ts';
+import { toTable, wantsTable } from './table.ts';
+import { selectableFieldsOf, Watcher } from './watcher.ts';
+
+const PATCH_TYPES = new Set([
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+]);
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
+    if (typeof parsed.start !== 'string' || typeof parsed.rv !== 'number') throw new Error('bad');
+    return parsed;
+  } catch {
+    throw badRequest('continue key is not valid: invalid continue token');
+  }
+}
+
+/** Handles requests for resources: CRUD, list, watch and subresources. */
+export class ResourceHandler {
+  private readonly watchers = new Set<Watcher>();
+
+  private readonly deps: HandlerDeps;
+
+  constructor(deps: HandlerDeps) {
+    this.deps = deps;
+    const timer = setInterval(() => {
+      for (const w of this.watchers) w.sendBookmark(this.deps.store.currentRV);
+    }, deps.bookmarkIntervalMs);
+    timer.unref();
+  }
+
+  /** Closes every open watch (a fault for tests, and on shutdown). */
+  dropWatches(): number {
+    const n = this.watchers.size;
+    for (const w of [...this.watchers]) w.close();
+    return n;
+  }
+
+  /** Number of open watches. */
+  get watchCount(): number {
+    return this.watchers.size;
+  }
+
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo,
+    query: URLSearchParams,
+    user: UserInfo,
+  ): Promise<void> {
+    const type = this.deps.registry.lookup(info.group, info.version, info.resource);
+    if (!type) throw pathNotFound();
+    if (type.namespaced && info.namespace === '' && info.verb !== 'list' && info.verb !== 'watch')
+      throw pathNotFound();
+    if (!type.namespaced && info.namespace !== '') throw pathNotFound();
+    if (info.subresource && info.subresource !== 'status' && !type.subresources.includes(info.subresource))
+      throw pathNotFound();
+    if (info.subresource === 'status' && !type.statusSubresource) throw pathNotFound();
+    const warnings: string[] = [];
+    const options = {
+      user,
+      warnings,
+      dryRun: query.getAll('dryRun').includes('All'),
+      fieldValidation: query.get('fieldValidation') ?? 'Warn',
+      subresource: info.subresource,
+    };
+    const send = (code: number, body: unknown) => {
+      if (warnings.length && !res.headersSent)
+        res.setHeader(
+          'Warning',
+          warnings.map((w) => `299 - "${w.replace(/"/g, "'")}"`),
+        );
+      sendJson(res, code, body);
+    };
+    if (type.virtual) {
+      if (info.verb !== 'create') throw methodNotAllowed(req.method ?? '');
+      const body = parseJson(await readBody(req));
+      const answer = type.virtual(
+        { ...body, apiVersion: apiVersionOf(type), kind: type.kind, metadata: body?.metadata ?? {} },
+        { user, authorize: (a) => this.deps.rbac.authorize(user, a) },
+      );
+      return send(201, answer);
+    }
+    switch (info.verb) {
+      case 'get': {
+        if (info.subresource === 'token') throw methodNotAllowed('GET');
+        const e = this.deps.objects.getEntry(type, info.namespace, info.name);
+        if (wantsTable(req.headers.accept))
+          return send(
+            200,
+            toTable(type, [e.obj], { resourceVersion: String(e.rv) }, query.get('includeObject')),
+          );
+        return sendJson(res, 200, undefined, e.json);
+      }
+      case 'list':
+        return this.list(req, res, type, info, query);
+      case 'watch':
+        return this.watch(res, type, info, query);
+      case 'create': {
+        const body = parseJson(await readBody(req));
+        if (info.subresource === 'token') return send(201, this.tokenRequest(type, info, body));
+        if (info.name && !info.subresource) throw methodNotAllowed('POST');
+        if (info.subresource) throw methodNotAllowed('POST');
+        const created = await this.deps.objects.create(type, info.namespace, body, options);
+        return send(201, created);
+      }
+      case 'update': {
+        const body = parseJson(await readBody(req));
+        return send(200, await this.deps.objects.update(type, info.namespace, info.name, { body }, options));
+      }
+      case 'patch': {
+        const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+        if (!PATCH_TYPES.has(contentType)) throw unsupportedMediaType(contentType);
+        const patch = parseJson(await readBody(req));
+        if (
+          contentType !== 'application/json-patch+json' &&
+          (patch === null || typeof patch !== 'object' || Array.isArray(patch))
+        ) {
+          throw badRequest('the patch must be a JSON object');
+        }
+        const apply = (cur: KubeObject): KubeObject => {
+          if (contentType === 'application/json-patch+json') return applyJsonPatch(cur, patch) as KubeObject;
+          if (contentType === 'application/merge-patch+json')
+            return applyMergePatch(cur, patch) as KubeObject;
+          if (type.crdName) throw unsupportedMediaType(contentType);
+          return applyStrategicMergePatch(cur, patch);
+        };
+        return send(
+          200,
+          await this.deps.objects.update(type, info.namespace, info.name, { patch: apply }, options),
+        );
+      }
+      case 'delete': {
+        const text = await readBody(req);
+        const body = text.trim() ? parseJson(text) : {};
+        const del: DeleteOptions = {
+          ...options,
+          propagationPolicy: body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined,
+          gracePeriodSeconds:
+            body.gracePeriodSeconds ??
+            (query.has('gracePeriodSeconds') ? Number(query.get('gracePeriodSeconds')) : undefined),
+          preconditions: body.preconditions,
+          dryRun: options.dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')),
+        };
+        return send(200, await this.deps.objects.delete(type, info.namespace, info.name, del));
+      }
+      case 'deletecollection': {
+        const labels = parseLabelSelector(query.get('labelSelector'));
+        const fields = this.fieldSelector(type, query);
+        const deleted: KubeObject[] = [];
+        for (const e of this.deps.store.list(
+          resourceKey(type.group, type.plural),
+          info.namespace || undefined,
+        )) {
+          if (
+            !matchesLabels(labels, e.obj.metadata?.labels) ||
+            !matchesFields(fields, selectableFieldsOf(type, e.obj))
+          )
+            continue;
+          try {
+            deleted.push(
+              await this.deps.objects.delete(
+                type,
+                e.obj.metadata?.namespace ?? '',
+                e.obj.metadata?.name,
+                options,
+              ),
+            );
+          } catch (err) {
+            if (!(err instanceof ApiError && err.code === 404)) throw err;
+          }
+        }
+        return send(200, {
+          kind: type.listKind,
+          apiVersion: apiVersionOf(type),
+          metadata: { resourceVersion: String(this.deps.store.currentRV) },
+          items: deleted,
+        });
+      }
+      default:
+        throw methodNotAllowed(req.method ?? '');
+    }
+  }
+
+  private fieldSelector(type: ResourceType, query: URLSearchParams) {
+    const fields = parseFieldSelector(query.get('fieldSelector'));
+    const known = selectableFieldsOf(type, {});
+    for (const f of fields) {
+      if (!(f.field in known)) throw badRequest(`field label not supported: ${f.field}`);
+    }
+    return fields;
+  }
+
+  private list(
+    req: IncomingMessage,
+    res: ServerResponse,
+    type: ResourceType,
+    info: RequestInfo,
+    query: URLSearchParams,
+  ): void {
+    const { store } = this.deps;
+    const labels = parseLabelSelector(query.get('labelSelector'));
+    const fields = this.fieldSelector(type, query);
+    const rvParam = query.get('resourceVersion');
+    if (rvParam && rvParam !== '0' && Number(rvParam) > store.currentRV) {
+      throw new ApiError(
+        504,
+        'Timeout',
+        `Too large resource version: ${rvParam}, current: ${store.currentRV}`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    if (rvParam && query.get('resourceVersionMatch') === 'Exact' && Number(rvParam) !== store.currentRV) {
+      throw gone(`too old resource version: ${rvParam} (${store.currentRV})`);
+    }
+    const limit = Number(query.get('limit') ?? 0);
+    const token = query.get('continue');
+    const start = token ? decodeContinue(token).start : '';
+    const entries = store.list(resourceKey(type.group, type.plural), info.namespace || undefined);
+    const items: string[] = [];
+    const objects: KubeObject[] = [];
+    let next = '';
+    let remaining = 0;
+    const table = wantsTable(req.headers.accept);
+    for (const e of entries) {
+      const key = `${e.obj.metadata?.namespace ?? ''}/${e.obj.metadata?.name}`;
+      if (start && key <= start) continue;
+      if (labels.length && !matchesLabels(labels, e.obj.metadata?.labels)) continue;
+      if (fields.length && !matchesFields(fields, selectableFieldsOf(type, e.obj))) continue;
+      if (limit > 0 && items.length >= limit) {
+        remaining++;
+        continue;
+      }
+      items.push(e.json);
+      if (table) objects.push(e.obj);
+      if (limit > 0 && items.length === limit) next = key;
+    }
+    const rv = String(store.currentRV);
+    const metadata: Record<string, unknown> = { resourceVersion: rv };
+    if (remaining > 0) {
+      metadata.continue = encodeContinue(store.currentRV, next);
+      metadata.remainingItemCount = remaining;
+    }
+    if (table) return sendJson(res, 200, toTable(type, objects, metadata, query.get('includeObject')));
+    const head = `{"kind":"${type.listKind}","apiVersion":"${apiVersionOf(type)}","metadata":${JSON.stringify(metadata)},"items":[`;
+    sendJson(res, 200, undefined, `${head}${items.join(',')}]}`);
+  }
+
+  private watch(res: ServerResponse, type: ResourceType, info: RequestInfo, query: URLSearchParams): void {
+    const { store } = this.deps;
+    const resource = resourceKey(type.group, type.plural);
+    const labels = parseLabelSelector(query.get('labelSelector'));
+    const fields = this.fieldSelector(type, query);
+    const rvParam = query.get('resourceVersion');
+    const bookmarks = query.get('allowWatchBookmarks') === 'true';
+    const sendInitial = query.get('sendInitialEvents') === 'true';
+    const fromRV = rvParam && rvParam !== '0' ? Number(rvParam) : undefined;
+    if (fromRV !== undefined && !Number.isFinite(fromRV))
+      throw badRequest(`invalid resource version: ${rvParam}`);
+    let backlog: ReturnType<typeof store.changesSince> = [];
+    if (fromRV !== undefined && !sendInitial) {
+      backlog = store.changesSince(resource, fromRV);
+      if (!backlog) {
+        res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+        const status = gone(
+          `too old resource version: ${fromRV} (${store.oldestWatchableRV + 1})`,
+        ).toStatus();
+        res.end(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+        return;
+      }
+    }
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'transfer-encoding': 'chunked',
+      'cache-control': 'no-cache, private',
+    });
+    res.flushHeaders();
+    const startRV = fromRV ?? store.currentRV;
+    const watcher = new Watcher(type, res, info.namespace, labels, fields, bookmarks, startRV, () => {
+      this.watchers.delete(watcher);
+      unsubscribe();
+      clearTimeout(timer);
+    });
+    if (fromRV === undefined || sendInitial) {
+      for (const e of store.list(resource, info.namespace || undefined)) {
+        if (labels.length && !matchesLabels(labels, e.obj.metadata?.labels)) continue;
+        if (fields.length && !matchesFields(fields, selectableFieldsOf(type, e.obj))) continue;
+        watcher.sendAdded(e.json);
+      }
+      watcher.lastRV = store.currentRV;
+      if (sendInitial) watcher.sendBookmark(store.currentRV, true);
+    } else {
+      for (const e of backlog) watcher.onChange(e);
+    }
+    const unsubscribe = store.subscribe(resource, watcher);
+    this.watchers.add(watcher);
+    const timeoutSeconds =
+      Number(query.get('timeoutSeconds') ?? 0) || 1800 + Math.floor(Math.random() * 1800);
+    const timer = setTimeout(() => watcher.close(), timeoutSeconds * 1000);
+    timer.unref();
+  }
+
+  private tokenRequest(type: ResourceType, info: RequestInfo, body: KubeObject): KubeObject {
+    if (type.plural !== 'serviceaccounts') throw pathNotFound();
+    const sa = this.deps.store.get('/serviceaccounts', info.namespace, info.name);
+    if (!sa) throw notFound('serviceaccounts', '', info.name);
+    const seconds = Math.max(600, Number(body?.spec?.expirationSeconds ?? 3600));
+    const { token, expiresAt } = this.deps.tokens.issueServiceAccountToken(
+      info.namespace,
+      info.name,
+      sa.obj.metadata?.uid,
+      seconds,
+    );
+    return {
+      kind: 'TokenRequest',
+      apiVersion: 'authentication.k8s.io/v1',
+      metadata: { name: info.name, namespace: info.namespace, creationTimestamp: nowRFC3339() },
+      spec: {
+        audiences: body?.spec?.audiences ?? ['https://kubernetes.default.svc'],
+        expirationSeconds: seconds,
+        boundObjectRef: body?.spec?.boundObjectRef ?? null,
+      },
+      status: { token, expirationTimestamp: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    };
+  }
+}

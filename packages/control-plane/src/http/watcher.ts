@@ -1,0 +1,112 @@
+import type { ServerResponse } from 'node:http';
+import type { KubeObject, ResourceType } from '../registry/types.ts';
+import { type FieldRequirement, matchesFields } from '../selectors/field-selector.ts';
+import { type LabelSelector, matchesLabels } from '../selectors/label-selector.ts';
+import type { ChangeEvent, ChangeListener } from '../store/store.ts';
+
+/** Buffered bytes above which a watcher is considered stuck and closed (kube-apiserver drops slow watchers too). */
+const MAX_BUFFERED = 32 * 1024 * 1024;
+
+/** Field values used by field selectors. */
+export function selectableFieldsOf(type: ResourceType, obj: KubeObject): Record<string, string> {
+  return {
+    'metadata.name': obj.metadata?.name ?? '',
+    'metadata.namespace': obj.metadata?.namespace ?? '',
+    ...(type.selectableFields?.(obj) ?? {}),
+  };
+}
+
+/** One open watch: filters changes and writes them as JSON lines. */
+export class Watcher implements ChangeListener {
+  private closed = false;
+  lastRV: number;
+
+  private readonly type: ResourceType;
+  private readonly res: ServerResponse;
+  private readonly namespace: string;
+  private readonly labels: LabelSelector;
+  private readonly fields: FieldRequirement[];
+  readonly bookmarks: boolean;
+  private readonly onClose: () => void;
+
+  constructor(
+    type: ResourceType,
+    res: ServerResponse,
+    namespace: string,
+    labels: LabelSelector,
+    fields: FieldRequirement[],
+    bookmarks: boolean,
+    startRV: number,
+    onClose: () => void,
+  ) {
+    this.type = type;
+    this.res = res;
+    this.namespace = namespace;
+    this.labels = labels;
+    this.fields = fields;
+    this.bookmarks = bookmarks;
+    this.onClose = onClose;
+    this.lastRV = startRV;
+    res.on('close', () => this.close());
+  }
+
+  private matches(obj: KubeObject | undefined): boolean {
+    if (!obj) return false;
+    if (this.namespace && obj.metadata?.namespace !== this.namespace) return false;
+    if (this.labels.length && !matchesLabels(this.labels, obj.metadata?.labels)) return false;
+    if (this.fields.length && !matchesFields(this.fields, selectableFieldsOf(this.type, obj))) return false;
+    return true;
+  }
+
+  /** Sends a change if it concerns this watch (objects entering or leaving a selector become ADDED/DELETED). */
+  onChange(e: ChangeEvent): void {
+    if (this.closed || e.rv <= this.lastRV) return;
+    const now = this.matches(e.obj);
+    const before = e.type === 'MODIFIED' ? this.matches(e.prev) : now;
+    this.lastRV = e.rv;
+    if (e.type === 'MODIFIED' && now !== before) {
+      if (now) this.write(`{"type":"ADDED","object":${JSON.stringify(e.obj)}}\n`);
+      else this.write(`{"type":"DELETED","object":${JSON.stringify(e.obj)}}\n`);
+      return;
+    }
+    if (now) this.write(e.line);
+  }
+
+  /** Sends a synthetic ADDED for an existing object. */
+  sendAdded(json: string): void {
+    this.write(`{"type":"ADDED","object":${json}}\n`);
+  }
+
+  /** Sends a BOOKMARK carrying the latest resourceVersion (optionally marking the end of initial events). */
+  sendBookmark(rv: number, initialEventsEnd = false): void {
+    if (!this.bookmarks || this.closed) return;
+    const annotations = initialEventsEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
+    const apiVersion = this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
+    this.write(
+      `{"type":"BOOKMARK","object":{"kind":"${this.type.kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${Math.max(rv, this.lastRV)}"${annotations}}}}\n`,
+    );
+  }
+
+  /** Sends an ERROR event with a Status, then ends the watch. */
+  sendError(status: Record<string, unknown>): void {
+    this.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+    this.close();
+  }
+
+  private write(line: string): void {
+    if (this.closed) return;
+    if (this.res.writableLength > MAX_BUFFERED) {
+      this.close();
+      return;
+    }
+    this.res.write(line);
+  }
+
+  /** Ends the watch. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose();
+    if (!this.res.writableEnded) this.res.end();
+  }
+}

@@ -1,0 +1,64 @@
+import { AGE_COLUMN, age } from './columns.ts';
+import { readJsonPath } from './json-path.ts';
+import { ALL_VERBS } from './builtins/define.ts';
+import type { KubeObject, ResourceType, TableColumn } from './types.ts';
+
+function printerColumn(col: any): TableColumn {
+  const type = col.type === 'date' ? 'date' : col.type;
+  return {
+    name: col.name,
+    type: type === 'date' ? 'string' : type,
+    ...(col.format ? { format: col.format } : {}),
+    description: col.description ?? '',
+    priority: col.priority ?? 0,
+    cell: (obj: KubeObject, now: number) => {
+      const value = readJsonPath(obj, col.jsonPath);
+      if (col.type === 'date') return value === undefined ? '<unknown>' : age(value, now);
+      if (value === undefined || value === null) return null;
+      if (typeof value === 'object') return JSON.stringify(value);
+      return value;
+    },
+  };
+}
+
+/** The resource types a CRD serves: one per served version. */
+export function resourceTypesOfCrd(crd: KubeObject): ResourceType[] {
+  const spec = crd.spec ?? {};
+  const names = spec.names ?? {};
+  return (spec.versions ?? [])
+    .filter((v: any) => v.served !== false)
+    .map((v: any): ResourceType => {
+      const subresources = v.subresources ?? {};
+      const columns: TableColumn[] = v.additionalPrinterColumns?.length
+        ? v.additionalPrinterColumns.map(printerColumn)
+        : [AGE_COLUMN];
+      const selectable: string[] = (v.selectableFields ?? []).map((f: any) =>
+        String(f.jsonPath).replace(/^\./, ''),
+      );
+      return {
+        group: spec.group,
+        version: v.name,
+        kind: names.kind,
+        listKind: names.listKind ?? `${names.kind}List`,
+        plural: names.plural,
+        singular: names.singular ?? String(names.kind).toLowerCase(),
+        namespaced: spec.scope !== 'Cluster',
+        shortNames: names.shortNames ?? [],
+        categories: names.categories ?? [],
+        verbs: ALL_VERBS,
+        statusSubresource: Boolean(subresources.status),
+        subresources: subresources.scale ? ['scale'] : [],
+        tracksGeneration: true,
+        columns,
+        schema: v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        crdName: crd.metadata?.name,
+        ...(subresources.scale ? { scale: subresources.scale } : {}),
+        ...(selectable.length
+          ? {
+              selectableFields: (obj: KubeObject) =>
+                Object.fromEntries(selectable.map((f) => [f, String(readJsonPath(obj, `.${f}`) ?? '')])),
+            }
+          : {}),
+      };
+    });
+}

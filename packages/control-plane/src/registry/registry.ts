@@ -1,0 +1,62 @@
+import { CORE_RESOURCES } from './builtins/core.ts';
+import { OTHER_RESOURCES } from './builtins/others.ts';
+import { type ResourceType, resourceKey } from './types.ts';
+
+/** The resources the server knows: built-ins plus those of established CRDs. */
+export class ResourceRegistry {
+  private readonly byKey = new Map<string, ResourceType>();
+  private readonly byGroupVersionPlural = new Map<string, ResourceType>();
+
+  constructor() {
+    for (const type of [...CORE_RESOURCES, ...OTHER_RESOURCES]) this.add(type);
+  }
+
+  /** Adds or replaces a resource type. */
+  add(type: ResourceType): void {
+    this.byKey.set(resourceKey(type.group, type.plural), type);
+    this.byGroupVersionPlural.set(`${type.group}/${type.version}/${type.plural}`, type);
+  }
+
+  /** Removes a resource type (a deleted CRD). */
+  remove(group: string, version: string, plural: string): void {
+    this.byGroupVersionPlural.delete(`${group}/${version}/${plural}`);
+    const key = resourceKey(group, plural);
+    const type = this.byKey.get(key);
+    if (type && type.version === version) this.byKey.delete(key);
+  }
+
+  /** The type served at `/apis/<group>/<version>/<plural>`. */
+  lookup(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.byGroupVersionPlural.get(`${group}/${version}/${plural}`);
+  }
+
+  /** The type stored under `group/plural`. */
+  byResource(group: string, plural: string): ResourceType | undefined {
+    return this.byKey.get(resourceKey(group, plural));
+  }
+
+  /** The type of a kind in an apiVersion. */
+  byKind(apiVersion: string, kind: string): ResourceType | undefined {
+    for (const type of this.byGroupVersionPlural.values()) {
+      const av = type.group ? `${type.group}/${type.version}` : type.version;
+      if (av === apiVersion && type.kind === kind) return type;
+    }
+    return undefined;
+  }
+
+  /** Every served type. */
+  all(): ResourceType[] {
+    return [...this.byGroupVersionPlural.values()];
+  }
+
+  /** Group → versions, in the order groups were first seen. */
+  groups(): Map<string, string[]> {
+    const groups = new Map<string, string[]>();
+    for (const type of this.byGroupVersionPlural.values()) {
+      const versions = groups.get(type.group) ?? [];
+      if (!versions.includes(type.version)) versions.push(type.version);
+      groups.set(type.group, versions);
+    }
+    return groups;
+  }
+}

@@ -1,0 +1,188 @@
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { webhookAdmission } from './admission/admission.ts';
+import type { UserInfo } from './api/context.ts';
+import { ObjectService } from './api/objects.ts';
+import { AuditTrail } from './audit.ts';
+import { RbacAuthorizer } from './auth/rbac.ts';
+import { TokenAuthenticator } from './auth/tokens.ts';
+import { CrdController } from './controllers/crd.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { NamespaceController } from './controllers/namespace.ts';
+import { FaultInjector } from './faults.ts';
+import { ApiHandler } from './http/handler.ts';
+import type { ResourceHandler } from './http/resource-handler.ts';
+import { createServingPki } from './pki.ts';
+import { ResourceRegistry } from './registry/registry.ts';
+import { Persistence } from './store/persistence.ts';
+import { Store } from './store/store.ts';
+
+/** How to start a control plane. */
+export interface ControlPlaneOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** Keep state here across restarts; memory only when absent. */
+  dataDir?: string;
+  /** Changes kept for watches before old resourceVersions answer 410 Gone. */
+  historyLimit?: number;
+  /** How often watchers that allow bookmarks get one (ms). */
+  bookmarkIntervalMs?: number;
+}
+
+const SYSTEM: UserInfo = { username: 'system:apiserver', groups: ['system:masters'] };
+const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/**
+ * An embedded Kubernetes API server over HTTPS on 127.0.0.1: the stand-in for kube-apiserver
+ * in tests, benchmarks and the local stack.
+ */
+export class ControlPlane {
+  readonly audit = new AuditTrail();
+  readonly tokens = new TokenAuthenticator();
+  private readonly faultInjector = new FaultInjector();
+  private server!: Server;
+  private resources!: ResourceHandler;
+  private gc!: GarbageCollector;
+  url = '';
+  caCert = '';
+
+  readonly store: Store;
+  readonly registry: ResourceRegistry;
+  readonly objects: ObjectService;
+
+  private constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
+    this.store = store;
+    this.registry = registry;
+    this.objects = objects;
+  }
+
+  /** Starts a control plane and resolves once it serves. */
+  static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+    const registry = new ResourceRegistry();
+    const store = new Store(
+      options.historyLimit ?? 20_000,
+      options.dataDir ? new Persistence(options.dataDir) : undefined,
+    );
+    const objects = new ObjectService(store, registry);
+    const cp = new ControlPlane(store, registry, objects);
+    new CrdController(store, registry, objects);
+    cp.gc = new GarbageCollector(store, registry, objects);
+    new NamespaceController(store, registry, objects);
+    await cp.bootstrap();
+    objects.admission = webhookAdmission(store);
+    const pki = await createServingPki();
+    cp.caCert = pki.ca.cert;
+    const handler = new ApiHandler({
+      store,
+      registry,
+      objects,
+      tokens: cp.tokens,
+      rbac: new RbacAuthorizer(store),
+      audit: cp.audit,
+      faults: cp.faultInjector,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
+    });
+    cp.resources = handler.resources;
+    cp.server = createServer(
+      { cert: pki.serving.cert, key: pki.serving.key, keepAliveTimeout: 120_000 },
+      (req, res) => {
+        void handler.handle(req, res);
+      },
+    );
+    cp.server.headersTimeout = 60_000;
+    cp.server.requestTimeout = 0;
+    await new Promise<void>((resolve, reject) => {
+      cp.server.once('error', reject);
+      cp.server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    cp.url = `https://127.0.0.1:${(cp.server.address() as AddressInfo).port}`;
+    return cp;
+  }
+
+  private async bootstrap(): Promise<void> {
+    const nsType = this.registry.byResource('', 'namespaces')!;
+    for (const name of BOOTSTRAP_NAMESPACES) {
+      if (!this.store.get('/namespaces', '', name))
+        await this.objects.create(nsType, '', { metadata: { name } }, { user: SYSTEM });
+    }
+  }
+
+  /** The admin bearer token (group `system:masters`). */
+  get adminToken(): string {
+    return this.tokens.adminToken;
+  }
+
+  /** A kubeconfig (YAML-compatible JSON) for the admin, or for a given bearer token. */
+  kubeconfig(token: string = this.adminToken, user = 'admin'): string {
+    return JSON.stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'kruise',
+            cluster: {
+              server: this.url,
+              'certificate-authority-data': Buffer.from(this.caCert).toString('base64'),
+            },
+          },
+        ],
+        users: [{ name: user, user: { token } }],
+        contexts: [
+          {
+            name: user === 'admin' ? 'kruise' : `kruise-${user}`,
+            context: { cluster: 'kruise', user, namespace: 'default' },
+          },
+        ],
+        'current-context': user === 'admin' ? 'kruise' : `kruise-${user}`,
+      },
+      null,
+      2,
+    );
+  }
+
+  /** Writes the admin kubeconfig to a file (mode 0600). */
+  writeKubeconfig(path: string): void {
+    writeFileSync(path, this.kubeconfig(), { mode: 0o600 });
+  }
+
+  /** Faults for tests. */
+  readonly faults = {
+    /** Closes every open watch; returns how many were closed. */
+    dropWatches: (): number => this.resources.dropWatches(),
+    /** Forgets watch history: watches from older resourceVersions get 410 Gone. */
+    compactHistory: (): void => this.store.compact(),
+    /** Makes the next `count` writes of `resource` (`group/plural`, core `/pods`, or `*`) fail with `code`. */
+    failWrites: (
+      resource: string,
+      count: number,
+      code: number,
+      options?: { username?: string; verbs?: string[] },
+    ): void => this.faultInjector.failWrites(resource, count, code, options),
+    /** Removes injected write failures. */
+    clear: (): void => this.faultInjector.clear(),
+    /** How many requests failed on purpose so far. */
+    injectedCount: (): number => this.faultInjector.injected,
+  };
+
+  /** Number of open watches. */
+  get watchCount(): number {
+    return this.resources.watchCount;
+  }
+
+  /** Resolves once queued garbage collection has run. */
+  settled(): Promise<void> {
+    return this.gc.settled();
+  }
+
+  /** Stops serving, closes watches and (with a data dir) writes a snapshot. */
+  async stop(): Promise<void> {
+    this.resources.dropWatches();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    this.store.close();
+  }
+}
