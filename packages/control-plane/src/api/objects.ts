@@ -116,7 +116,9 @@ export class ObjectService {
       const pruned = prepareCustomResource(type, obj);
       if (pruned.length) {
         if (options.fieldValidation === 'Strict') {
-          throw badRequest(`strict decoding error: ${pruned.map((p) => `unknown field "${p}"`).join(', ')}`);
+          throw badRequest(
+            `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${pruned.map((p) => `unknown field "${p}"`).join(', ')}`,
+          );
         }
         if (options.fieldValidation !== 'Ignore')
           options.warnings?.push(...pruned.map((p) => `unknown field "${p}"`));

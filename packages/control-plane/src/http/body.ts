@@ -6,6 +6,11 @@ export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** Reads the whole body, refusing more than {@link MAX_BODY_BYTES}. */
 export function readBody(req: IncomingMessage): Promise<string> {
+  return readRawBody(req).then((b) => b.toString('utf8'));
+}
+
+/** Reads the whole body as bytes, refusing more than {@link MAX_BODY_BYTES}. */
+export function readRawBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -18,7 +23,7 @@ export function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -17,7 +17,8 @@ import { applyStrategicMergePatch } from '../patch/strategic-merge.ts';
 import { apiVersionOf, type KubeObject, resourceKey, type ResourceType } from '../registry/types.ts';
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
-import { parseJson, readBody } from './body.ts';
+import { parseJson, readBody, readRawBody } from './body.ts';
+import { decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { HandlerDeps } from './handler.ts';
 import { sendJson } from './handler.ts';
 import type { RequestInfo } from './request-info.ts';
@@ -101,9 +102,16 @@ export class ResourceHandler {
         );
       sendJson(res, code, body);
     };
+    const contentType = String(req.headers['content-type'] ?? '');
+    if (contentType.startsWith('application/vnd.kubernetes.protobuf') && !type.virtual) throw unsupportedMediaType(contentType);
     if (type.virtual) {
       if (info.verb !== 'create') throw methodNotAllowed(req.method ?? '');
-      const body = parseJson(await readBody(req));
+      const raw = await readRawBody(req);
+      let body: any;
+      if ((req.headers['content-type'] ?? '').startsWith('application/vnd.kubernetes.protobuf')) {
+        if (type.kind !== 'SelfSubjectAccessReview') throw unsupportedMediaType(String(req.headers['content-type']));
+        body = decodeSelfSubjectAccessReview(decodeEnvelope(raw).raw);
+      } else body = parseJson(raw.toString('utf8'));
       const answer = type.virtual(
         { ...body, apiVersion: apiVersionOf(type), kind: type.kind, metadata: body?.metadata ?? {} },
         { user, authorize: (a) => this.deps.rbac.authorize(user, a) },
@@ -124,7 +132,7 @@ export class ResourceHandler {
       case 'list':
         return this.list(req, res, type, info, query);
       case 'watch':
-        return this.watch(res, type, info, query);
+        return this.watch(res, type, info, query, req.headers.accept);
       case 'create': {
         const body = parseJson(await readBody(req));
         if (info.subresource === 'token') return send(201, this.tokenRequest(type, info, body));
@@ -138,8 +146,8 @@ export class ResourceHandler {
         return send(200, await this.deps.objects.update(type, info.namespace, info.name, { body }, options));
       }
       case 'patch': {
-        const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-        if (!PATCH_TYPES.has(contentType)) throw unsupportedMediaType(contentType);
+        const patchType = contentType.split(';')[0]!.trim();
+        if (!PATCH_TYPES.has(patchType)) throw unsupportedMediaType(patchType);
         const patch = parseJson(await readBody(req));
         if (
           contentType !== 'application/json-patch+json' &&
@@ -275,7 +283,7 @@ export class ResourceHandler {
     sendJson(res, 200, undefined, `${head}${items.join(',')}]}`);
   }
 
-  private watch(res: ServerResponse, type: ResourceType, info: RequestInfo, query: URLSearchParams): void {
+  private watch(res: ServerResponse, type: ResourceType, info: RequestInfo, query: URLSearchParams, accept: string | undefined): void {
     const { store } = this.deps;
     const resource = resourceKey(type.group, type.plural);
     const labels = parseLabelSelector(query.get('labelSelector'));
@@ -310,11 +318,12 @@ export class ResourceHandler {
       unsubscribe();
       clearTimeout(timer);
     });
+    if (wantsTable(accept)) watcher.asTable = { includeObject: query.get('includeObject') };
     if (fromRV === undefined || sendInitial) {
       for (const e of store.list(resource, info.namespace || undefined)) {
         if (labels.length && !matchesLabels(labels, e.obj.metadata?.labels)) continue;
         if (fields.length && !matchesFields(fields, selectableFieldsOf(type, e.obj))) continue;
-        watcher.sendAdded(e.json);
+        watcher.sendAdded(e.obj, e.json);
       }
       watcher.lastRV = store.currentRV;
       if (sendInitial) watcher.sendBookmark(store.currentRV, true);

@@ -3,6 +3,7 @@ import type { KubeObject, ResourceType } from '../registry/types.ts';
 import { type FieldRequirement, matchesFields } from '../selectors/field-selector.ts';
 import { type LabelSelector, matchesLabels } from '../selectors/label-selector.ts';
 import type { ChangeEvent, ChangeListener } from '../store/store.ts';
+import { toTable } from './table.ts';
 
 /** Buffered bytes above which a watcher is considered stuck and closed (kube-apiserver drops slow watchers too). */
 const MAX_BUFFERED = 32 * 1024 * 1024;
@@ -28,6 +29,8 @@ export class Watcher implements ChangeListener {
   private readonly fields: FieldRequirement[];
   readonly bookmarks: boolean;
   private readonly onClose: () => void;
+  /** Set when the client asked for Table output (`kubectl get -w`): events carry one-row Tables. */
+  asTable: { includeObject: string | null } | undefined;
 
   constructor(
     type: ResourceType,
@@ -65,16 +68,24 @@ export class Watcher implements ChangeListener {
     const before = e.type === 'MODIFIED' ? this.matches(e.prev) : now;
     this.lastRV = e.rv;
     if (e.type === 'MODIFIED' && now !== before) {
-      if (now) this.write(`{"type":"ADDED","object":${JSON.stringify(e.obj)}}\n`);
-      else this.write(`{"type":"DELETED","object":${JSON.stringify(e.obj)}}\n`);
+      this.writeEvent(now ? 'ADDED' : 'DELETED', e.obj);
       return;
     }
-    if (now) this.write(e.line);
+    if (!now) return;
+    if (this.asTable) this.writeEvent(e.type, e.obj);
+    else this.write(e.line);
+  }
+
+  private writeEvent(type: string, obj: KubeObject, json?: string): void {
+    const body = this.asTable
+      ? JSON.stringify(toTable(this.type, [obj], { resourceVersion: obj.metadata?.resourceVersion }, this.asTable.includeObject))
+      : (json ?? JSON.stringify(obj));
+    this.write(`{"type":"${type}","object":${body}}\n`);
   }
 
   /** Sends a synthetic ADDED for an existing object. */
-  sendAdded(json: string): void {
-    this.write(`{"type":"ADDED","object":${json}}\n`);
+  sendAdded(obj: KubeObject, json: string): void {
+    this.writeEvent('ADDED', obj, json);
   }
 
   /** Sends a BOOKMARK carrying the latest resourceVersion (optionally marking the end of initial events). */
