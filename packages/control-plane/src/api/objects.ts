@@ -4,13 +4,14 @@ import type { ResourceRegistry } from '../registry/registry.ts';
 import { apiVersionOf, type KubeObject, resourceKey, type ResourceType } from '../registry/types.ts';
 import type { Entry, Store } from '../store/store.ts';
 import { prepareCustomResource, validateObject } from '../validation/object-meta.ts';
+import { deepEqual } from '../util/deep-equal.ts';
 import { type AdmissionHook, generatedName, nowRFC3339, type WriteOptions } from './context.ts';
 
 const RESET_STATUS_ON_CREATE = new Set(['/pods', 'apps/deployments', 'apps/daemonsets']);
 const MAX_INTERNAL_RETRIES = 8;
 
 const clone = <T>(v: T): T => structuredClone(v);
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const same = deepEqual;
 
 /** The fields whose change bumps `metadata.generation`: everything but metadata and status. */
 function generationFields(obj: KubeObject): unknown {
@@ -479,7 +480,7 @@ export class ObjectService {
           grace = Math.min(grace, meta.deletionGracePeriodSeconds);
       }
       if (this.key(type) === '/namespaces') next.status = { ...next.status, phase: 'Terminating' };
-      const keep = finalizers.length > 0 || grace > 0 || this.blocksDeletion(type, next);
+      const keep = finalizers.length > 0 || grace > 0 || (this.key(type) === '/namespaces' && this.blocksDeletion(type, next));
       if (options.dryRun) return next;
       let raced = false;
       let removed = false;

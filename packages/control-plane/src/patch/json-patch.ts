@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.ts';
+import { deepEqual } from '../util/deep-equal.ts';
 
 /** One RFC 6902 operation. */
 interface Operation {
@@ -70,9 +71,6 @@ function remove(doc: unknown, path: string): unknown {
   return doc;
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
 
 /** Applies an RFC 6902 JSON patch to a copy of `doc`. @throws ApiError 422 naming the failing operation. */
 export function applyJsonPatch(doc: unknown, patch: unknown): unknown {

@@ -1,4 +1,5 @@
 import type { StatusCause } from '../errors.ts';
+import { deepEqual } from '../util/deep-equal.ts';
 
 /** A structural OpenAPI v3 schema (the subset CRDs use). */
 export type Schema = Record<string, any>;
@@ -68,7 +69,7 @@ export function validateAgainstSchema(
   }
   if (
     Array.isArray(schema.enum) &&
-    !schema.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(value))
+    !schema.enum.some((e: unknown) => deepEqual(e, value))
   ) {
     causes.push({
       reason: 'FieldValueNotSupported',

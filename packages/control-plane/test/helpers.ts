@@ -1,0 +1,47 @@
+import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import { ControlPlane } from '../src/index.ts';
+
+/** Starts a control plane on a free loopback port. */
+export async function startControlPlane(options: Parameters<typeof ControlPlane.start>[0] = {}): Promise<ControlPlane> {
+  return ControlPlane.start(options);
+}
+
+/** A client-node KubeConfig for the admin, or for a bearer token. */
+export function kubeConfigFor(cp: ControlPlane, token?: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(cp.kubeconfig(token, token ? 'user' : 'admin'));
+  return kc;
+}
+
+/** The Kubernetes Status carried by a client-node error. */
+export function statusOf(err: unknown): { code: number; reason: string; message: string; details?: any } {
+  if (!(err instanceof ApiException)) throw err;
+  const body = typeof err.body === 'string' ? JSON.parse(err.body) : err.body;
+  return { code: err.code, reason: body.reason, message: body.message, details: body.details };
+}
+
+/** Runs `fn` expecting it to fail; returns the Status. */
+export async function expectStatus(fn: () => Promise<unknown>): Promise<ReturnType<typeof statusOf>> {
+  try {
+    await fn();
+  } catch (err) {
+    return statusOf(err);
+  }
+  throw new Error('expected the request to fail');
+}
+
+/** Polls until `check` returns a truthy value or the time is up. */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5000, intervalMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
