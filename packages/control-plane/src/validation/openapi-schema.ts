@@ -14,9 +14,21 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
+/** The type names a schema accepts, as kube-apiserver lists them in messages. */
+function expectedTypes(schema: Schema): string | undefined {
+  if (schema['x-kubernetes-int-or-string']) return 'integer,string';
+  if (schema.type) return schema.type;
+  const alternatives = (schema.anyOf ?? []).map((s: Schema) => s.type).filter(Boolean);
+  return alternatives.length ? alternatives.join(',') : undefined;
+}
+
 function matchesType(v: unknown, schema: Schema): boolean {
-  if (schema['x-kubernetes-int-or-string'])
+  if (schema['x-kubernetes-int-or-string']) {
     return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+  }
+  if (!schema.type && Array.isArray(schema.anyOf) && schema.anyOf.some((s: Schema) => s.type)) {
+    return schema.anyOf.some((s: Schema) => matchesType(v, s));
+  }
   switch (schema.type) {
     case undefined:
       return true;
@@ -47,7 +59,7 @@ export function validateAgainstSchema(
 ): StatusCause[] {
   if (value === null) {
     if (!schema.nullable && !schema['x-kubernetes-preserve-unknown-fields']) {
-      const expected = schema['x-kubernetes-int-or-string'] ? 'integer,string' : schema.type;
+      const expected = expectedTypes(schema);
       if (expected) {
         causes.push({
           reason: 'FieldValueTypeInvalid',
@@ -59,7 +71,7 @@ export function validateAgainstSchema(
     return causes;
   }
   if (!matchesType(value, schema)) {
-    const expected = schema['x-kubernetes-int-or-string'] ? 'integer,string' : schema.type;
+    const expected = expectedTypes(schema);
     causes.push({
       reason: 'FieldValueTypeInvalid',
       field: path,
