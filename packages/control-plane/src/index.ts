@@ -1,3 +1,4 @@
 export type { AuditRecord } from './audit.ts';
 export { AuditTrail } from './audit.ts';
-export { type ControlPlaneOptions, ControlPlane } from './server.ts';
+export { type CertificatePair, createServingPki } from './pki.ts';
+export { ControlPlane, type ControlPlaneOptions } from './server.ts';

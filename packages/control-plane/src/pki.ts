@@ -26,6 +26,7 @@ async function keyPem(key: Key): Promise<string> {
 /** A self-signed CA and a serving certificate for 127.0.0.1 / localhost signed by it. */
 export async function createServingPki(
   commonName = 'kruise-control-plane-ca',
+  dnsNames: string[] = ['localhost', 'kubernetes.default.svc'],
 ): Promise<{ ca: CertificatePair; serving: CertificatePair }> {
   const caKeys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const notBefore = new Date(Date.now() - 60_000);
@@ -61,8 +62,7 @@ export async function createServingPki(
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension([
         { type: 'ip', value: '127.0.0.1' },
-        { type: 'dns', value: 'localhost' },
-        { type: 'dns', value: 'kubernetes.default.svc' },
+        ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
       ]),
     ],
   });

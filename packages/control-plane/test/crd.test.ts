@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiextensionsV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  ApiextensionsV1Api,
+  CustomObjectsApi,
+  KubernetesObjectApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ControlPlane } from '../src/index.ts';
@@ -21,7 +27,8 @@ beforeAll(async () => {
   custom = kc.makeApiClient(CustomObjectsApi);
   // The generic client sends the YAML's keys as they are (the typed one drops `x-kubernetes-*`).
   const objects = KubernetesObjectApi.makeApiClient(kc);
-  for (const file of readdirSync(crdDir)) await objects.create(parse(readFileSync(join(crdDir, file), 'utf8')));
+  for (const file of readdirSync(crdDir))
+    await objects.create(parse(readFileSync(join(crdDir, file), 'utf8')));
   await eventually(async () => {
     const crd = await ext.readCustomResourceDefinition({ name: `imagepulljobs.${group}` });
     return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
@@ -29,7 +36,12 @@ beforeAll(async () => {
 });
 afterAll(() => cp.stop());
 
-const job = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `${group}/${version}`, kind: 'ImagePullJob', metadata: { name }, spec });
+const job = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: `${group}/${version}`,
+  kind: 'ImagePullJob',
+  metadata: { name },
+  spec,
+});
 
 describe('custom resources from deploy/crds', () => {
   it('serves every Kruise kind once its CRD is established', async () => {
@@ -45,7 +57,12 @@ describe('custom resources from deploy/crds', () => {
       group,
       version,
       plural: 'nodeimages',
-      body: { apiVersion: `${group}/${version}`, kind: 'NodeImage', metadata: { name: 'node-1' }, spec: { images: { nginx: { tags: [{ tag: 'latest' }] } } } },
+      body: {
+        apiVersion: `${group}/${version}`,
+        kind: 'NodeImage',
+        metadata: { name: 'node-1' },
+        spec: { images: { nginx: { tags: [{ tag: 'latest' }] } } },
+      },
     });
     expect(ni.metadata.namespace).toBeUndefined();
   });
@@ -64,7 +81,11 @@ describe('custom resources from deploy/crds', () => {
     expect(bad.message).toBe(
       'ImagePullJob.apps.kruise.io "bad" is invalid: [spec.image: Required value, spec.parallelism: Invalid value: "boolean": spec.parallelism in body must be of type integer,string: "boolean", spec.pullPolicy.timeoutSeconds: Invalid value: "string": spec.pullPolicy.timeoutSeconds in body must be of type integer: "string"]',
     );
-    expect(bad.details.causes.map((c: any) => c.field)).toEqual(['spec.image', 'spec.parallelism', 'spec.pullPolicy.timeoutSeconds']);
+    expect(bad.details.causes.map((c: any) => c.field)).toEqual([
+      'spec.image',
+      'spec.parallelism',
+      'spec.pullPolicy.timeoutSeconds',
+    ]);
   });
 
   it('prunes unknown fields, and refuses them under fieldValidation=Strict', async () => {
@@ -92,11 +113,24 @@ describe('custom resources from deploy/crds', () => {
 
   it('keeps status on the status subresource and requires a resourceVersion on update', async () => {
     const status = await custom.patchNamespacedCustomObjectStatus(
-      { group, version, namespace: 'default', plural: 'imagepulljobs', name: 'ok', body: { status: { desired: 2, active: 2 } } },
+      {
+        group,
+        version,
+        namespace: 'default',
+        plural: 'imagepulljobs',
+        name: 'ok',
+        body: { status: { desired: 2, active: 2 } },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     expect(status.status).toEqual({ desired: 2, active: 2 });
-    const current = await custom.getNamespacedCustomObject({ group, version, namespace: 'default', plural: 'imagepulljobs', name: 'ok' });
+    const current = await custom.getNamespacedCustomObject({
+      group,
+      version,
+      namespace: 'default',
+      plural: 'imagepulljobs',
+      name: 'ok',
+    });
     const replaced = await custom.replaceNamespacedCustomObject({
       group,
       version,
@@ -109,15 +143,35 @@ describe('custom resources from deploy/crds', () => {
     expect(replaced.metadata.generation).toBe(2);
     const { resourceVersion: _rv, ...metadata } = current.metadata;
     const noRV = await expectStatus(() =>
-      custom.replaceNamespacedCustomObject({ group, version, namespace: 'default', plural: 'imagepulljobs', name: 'ok', body: { ...current, metadata } }),
+      custom.replaceNamespacedCustomObject({
+        group,
+        version,
+        namespace: 'default',
+        plural: 'imagepulljobs',
+        name: 'ok',
+        body: { ...current, metadata },
+      }),
     );
-    expect(noRV.message).toContain('metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+    expect(noRV.message).toContain(
+      'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+    );
   });
 
   it('prints the CRD columns in Table output', async () => {
-    const res = await fetchJson(`/apis/${group}/${version}/namespaces/default/imagepulljobs`, 'application/json;as=Table;v=v1;g=meta.k8s.io');
+    const res = await fetchJson(
+      `/apis/${group}/${version}/namespaces/default/imagepulljobs`,
+      'application/json;as=Table;v=v1;g=meta.k8s.io',
+    );
     expect(res.kind).toBe('Table');
-    expect(res.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'TOTAL', 'ACTIVE', 'SUCCEED', 'FAILED', 'AGE', 'MESSAGE']);
+    expect(res.columnDefinitions.map((c: any) => c.name)).toEqual([
+      'Name',
+      'TOTAL',
+      'ACTIVE',
+      'SUCCEED',
+      'FAILED',
+      'AGE',
+      'MESSAGE',
+    ]);
     const ok = res.rows.find((r: any) => r.cells[0] === 'ok');
     expect(ok.cells.slice(1, 3)).toEqual([2, 2]);
     expect(ok.cells[5]).toMatch(/^\d+s$/);
@@ -130,7 +184,13 @@ async function fetchJson(path: string, accept: string): Promise<any> {
   const url = new URL(cp.url + path);
   return new Promise((resolve, reject) => {
     request(
-      { host: url.hostname, port: url.port, path: url.pathname, ca: cp.caCert, headers: { accept, authorization: `Bearer ${cp.adminToken}` } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        ca: cp.caCert,
+        headers: { accept, authorization: `Bearer ${cp.adminToken}` },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));

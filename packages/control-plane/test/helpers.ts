@@ -2,7 +2,9 @@ import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { ControlPlane } from '../src/index.ts';
 
 /** Starts a control plane on a free loopback port. */
-export async function startControlPlane(options: Parameters<typeof ControlPlane.start>[0] = {}): Promise<ControlPlane> {
+export async function startControlPlane(
+  options: Parameters<typeof ControlPlane.start>[0] = {},
+): Promise<ControlPlane> {
   return ControlPlane.start(options);
 }
 
@@ -16,7 +18,7 @@ export function kubeConfigFor(cp: ControlPlane, token?: string): KubeConfig {
 /** The Kubernetes Status carried by a client-node error. */
 export function statusOf(err: unknown): { code: number; reason: string; message: string; details?: any } {
   if (!(err instanceof ApiException)) throw err;
-  const body = typeof err.body === 'string' ? JSON.parse(err.body) : err.body;
+  const body = (typeof err.body === 'string' ? JSON.parse(err.body) : err.body) ?? {};
   return { code: err.code, reason: body.reason, message: body.message, details: body.details };
 }
 
@@ -31,7 +33,11 @@ export async function expectStatus(fn: () => Promise<unknown>): Promise<ReturnTy
 }
 
 /** Polls until `check` returns a truthy value or the time is up. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5000, intervalMs = 20): Promise<T> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 5000,
+  intervalMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -41,7 +47,8 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 500
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

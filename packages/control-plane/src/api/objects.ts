@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { alreadyExists, ApiError, badRequest, conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, forbidden, invalid, notFound } from '../errors.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
-import { apiVersionOf, type KubeObject, resourceKey, type ResourceType } from '../registry/types.ts';
+import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
 import type { Entry, Store } from '../store/store.ts';
-import { prepareCustomResource, validateObject } from '../validation/object-meta.ts';
 import { deepEqual } from '../util/deep-equal.ts';
+import { prepareCustomResource, validateObject } from '../validation/object-meta.ts';
 import { type AdmissionHook, generatedName, nowRFC3339, type WriteOptions } from './context.ts';
 
 const RESET_STATUS_ON_CREATE = new Set(['/pods', 'apps/deployments', 'apps/daemonsets']);
@@ -365,7 +365,8 @@ export class ObjectService {
         else next.status = clone(old.status);
       }
     }
-    const meta = (next.metadata ??= {});
+    next.metadata ??= {};
+    const meta = next.metadata;
     const oldMeta = old.metadata ?? {};
     for (const f of [
       'uid',
@@ -480,7 +481,10 @@ export class ObjectService {
           grace = Math.min(grace, meta.deletionGracePeriodSeconds);
       }
       if (this.key(type) === '/namespaces') next.status = { ...next.status, phase: 'Terminating' };
-      const keep = finalizers.length > 0 || grace > 0 || (this.key(type) === '/namespaces' && this.blocksDeletion(type, next));
+      const keep =
+        finalizers.length > 0 ||
+        grace > 0 ||
+        (this.key(type) === '/namespaces' && this.blocksDeletion(type, next));
       if (options.dryRun) return next;
       let raced = false;
       let removed = false;

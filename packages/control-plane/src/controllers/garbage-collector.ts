@@ -1,5 +1,5 @@
-import type { ObjectService } from '../api/objects.ts';
 import type { UserInfo } from '../api/context.ts';
+import type { ObjectService } from '../api/objects.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
 import type { ChangeEvent, Store } from '../store/store.ts';
@@ -61,7 +61,10 @@ export class GarbageCollector {
     for (const ref of obj.metadata?.ownerReferences ?? []) {
       let set = this.dependents.get(ref.uid);
       if (add) {
-        if (!set) this.dependents.set(ref.uid, (set = new Map()));
+        if (!set) {
+          set = new Map();
+          this.dependents.set(ref.uid, set);
+        }
         set.set(GarbageCollector.id(d), d);
       } else set?.delete(GarbageCollector.id(d));
     }

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../api/context.ts';
+import type { ObjectService } from '../api/objects.ts';
 import type { AuditTrail } from '../audit.ts';
 import type { Attributes, RbacAuthorizer } from '../auth/rbac.ts';
 import { forbiddenMessage } from '../auth/rbac.ts';
 import type { TokenAuthenticator } from '../auth/tokens.ts';
-import type { UserInfo } from '../api/context.ts';
-import type { ObjectService } from '../api/objects.ts';
 import {
   ApiError,
   forbidden,

@@ -62,7 +62,11 @@ export function decodeEnvelope(body: Buffer): { apiVersion: string; kind: string
   const unknown = decodeMessage(body.subarray(4));
   const typeMeta = msg(unknown, 1) ?? new Map();
   const raw = unknown.get(2)?.[0];
-  return { apiVersion: str(typeMeta, 1) ?? '', kind: str(typeMeta, 2) ?? '', raw: Buffer.isBuffer(raw) ? raw : Buffer.alloc(0) };
+  return {
+    apiVersion: str(typeMeta, 1) ?? '',
+    kind: str(typeMeta, 2) ?? '',
+    raw: Buffer.isBuffer(raw) ? raw : Buffer.alloc(0),
+  };
 }
 
 /** Decodes an authorization.k8s.io/v1 SelfSubjectAccessReview sent as protobuf (as `kubectl auth can-i` does). */
@@ -71,7 +75,12 @@ export function decodeSelfSubjectAccessReview(raw: Buffer): Record<string, any> 
   const spec = msg(review, 2) ?? new Map();
   const ra = msg(spec, 1);
   const nra = msg(spec, 2);
-  const out: Record<string, any> = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: {} };
+  const out: Record<string, any> = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    metadata: {},
+    spec: {},
+  };
   if (ra) {
     out.spec.resourceAttributes = {
       namespace: str(ra, 1) ?? '',

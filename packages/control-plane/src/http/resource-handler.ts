@@ -14,13 +14,13 @@ import {
 import { applyJsonPatch } from '../patch/json-patch.ts';
 import { applyMergePatch } from '../patch/merge-patch.ts';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.ts';
-import { apiVersionOf, type KubeObject, resourceKey, type ResourceType } from '../registry/types.ts';
+import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
 import { parseJson, readBody, readRawBody } from './body.ts';
-import { decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { HandlerDeps } from './handler.ts';
 import { sendJson } from './handler.ts';
+import { decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { RequestInfo } from './request-info.ts';
 import { toTable, wantsTable } from './table.ts';
 import { selectableFieldsOf, Watcher } from './watcher.ts';
@@ -103,13 +103,15 @@ export class ResourceHandler {
       sendJson(res, code, body);
     };
     const contentType = String(req.headers['content-type'] ?? '');
-    if (contentType.startsWith('application/vnd.kubernetes.protobuf') && !type.virtual) throw unsupportedMediaType(contentType);
+    if (contentType.startsWith('application/vnd.kubernetes.protobuf') && !type.virtual)
+      throw unsupportedMediaType(contentType);
     if (type.virtual) {
       if (info.verb !== 'create') throw methodNotAllowed(req.method ?? '');
       const raw = await readRawBody(req);
       let body: any;
       if ((req.headers['content-type'] ?? '').startsWith('application/vnd.kubernetes.protobuf')) {
-        if (type.kind !== 'SelfSubjectAccessReview') throw unsupportedMediaType(String(req.headers['content-type']));
+        if (type.kind !== 'SelfSubjectAccessReview')
+          throw unsupportedMediaType(String(req.headers['content-type']));
         body = decodeSelfSubjectAccessReview(decodeEnvelope(raw).raw);
       } else body = parseJson(raw.toString('utf8'));
       const answer = type.virtual(
@@ -283,7 +285,13 @@ export class ResourceHandler {
     sendJson(res, 200, undefined, `${head}${items.join(',')}]}`);
   }
 
-  private watch(res: ServerResponse, type: ResourceType, info: RequestInfo, query: URLSearchParams, accept: string | undefined): void {
+  private watch(
+    res: ServerResponse,
+    type: ResourceType,
+    info: RequestInfo,
+    query: URLSearchParams,
+    accept: string | undefined,
+  ): void {
     const { store } = this.deps;
     const resource = resourceKey(type.group, type.plural);
     const labels = parseLabelSelector(query.get('labelSelector'));

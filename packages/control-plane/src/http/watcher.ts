@@ -78,7 +78,14 @@ export class Watcher implements ChangeListener {
 
   private writeEvent(type: string, obj: KubeObject, json?: string): void {
     const body = this.asTable
-      ? JSON.stringify(toTable(this.type, [obj], { resourceVersion: obj.metadata?.resourceVersion }, this.asTable.includeObject))
+      ? JSON.stringify(
+          toTable(
+            this.type,
+            [obj],
+            { resourceVersion: obj.metadata?.resourceVersion },
+            this.asTable.includeObject,
+          ),
+        )
       : (json ?? JSON.stringify(obj));
     this.write(`{"type":"${type}","object":${body}}\n`);
   }

@@ -71,7 +71,6 @@ function remove(doc: unknown, path: string): unknown {
   return doc;
 }
 
-
 /** Applies an RFC 6902 JSON patch to a copy of `doc`. @throws ApiError 422 naming the failing operation. */
 export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch))

@@ -1,6 +1,6 @@
+import { ALL_VERBS } from './builtins/define.ts';
 import { AGE_COLUMN, age } from './columns.ts';
 import { readJsonPath } from './json-path.ts';
-import { ALL_VERBS } from './builtins/define.ts';
 import type { KubeObject, ResourceType, TableColumn } from './types.ts';
 
 function printerColumn(col: any): TableColumn {

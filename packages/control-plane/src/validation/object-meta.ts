@@ -1,7 +1,7 @@
 import { invalid, type StatusCause } from '../errors.ts';
 import { dns1123LabelError, dns1123SubdomainError, labelCauses } from '../registry/builtins/validation.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
-import { pruneUnknownFields, applySchemaDefaults, validateAgainstSchema } from './openapi-schema.ts';
+import { applySchemaDefaults, pruneUnknownFields, validateAgainstSchema } from './openapi-schema.ts';
 
 /** Checks metadata every object must satisfy (name, labels, annotations). */
 export function metadataCauses(type: ResourceType, obj: KubeObject): StatusCause[] {

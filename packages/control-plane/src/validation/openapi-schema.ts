@@ -79,10 +79,7 @@ export function validateAgainstSchema(
     });
     return causes;
   }
-  if (
-    Array.isArray(schema.enum) &&
-    !schema.enum.some((e: unknown) => deepEqual(e, value))
-  ) {
+  if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => deepEqual(e, value))) {
     causes.push({
       reason: 'FieldValueNotSupported',
       field: path,
@@ -150,7 +147,8 @@ export function validateAgainstSchema(
       });
     }
     if (schema.items)
-      value.forEach((item, i) => validateAgainstSchema(item, schema.items, `${path}[${i}]`, causes));
+      for (const [i, item] of value.entries())
+        validateAgainstSchema(item, schema.items, `${path}[${i}]`, causes);
   }
   if (isObject(value)) {
     for (const required of schema.required ?? []) {
@@ -183,7 +181,7 @@ export function pruneUnknownFields(
 ): string[] {
   if (schema['x-kubernetes-preserve-unknown-fields'] && !schema.properties) return pruned;
   if (Array.isArray(value) && schema.items) {
-    value.forEach((item, i) => pruneUnknownFields(item, schema.items, `${path}[${i}]`, pruned));
+    for (const [i, item] of value.entries()) pruneUnknownFields(item, schema.items, `${path}[${i}]`, pruned);
   } else if (
     isObject(value) &&
     (schema.type === 'object' || schema.properties || schema.additionalProperties)
