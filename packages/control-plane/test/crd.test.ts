@@ -11,7 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ControlPlane } from '../src/index.ts';
-import { eventually, expectStatus, kubeConfigFor, startControlPlane } from './helpers.ts';
+import { eventually, expectStatus, kubeConfigFor, rawRequest, startControlPlane } from './helpers.ts';
 
 const crdDir = join(dirname(fileURLToPath(import.meta.url)), '../../../deploy/crds');
 const group = 'apps.kruise.io';
@@ -158,9 +158,13 @@ describe('custom resources from deploy/crds', () => {
   });
 
   it('prints the CRD columns in Table output', async () => {
-    const res = await fetchJson(
+    const { body: res } = await rawRequest(
+      cp,
+      'GET',
       `/apis/${group}/${version}/namespaces/default/imagepulljobs`,
-      'application/json;as=Table;v=v1;g=meta.k8s.io',
+      {
+        headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+      },
     );
     expect(res.kind).toBe('Table');
     expect(res.columnDefinitions.map((c: any) => c.name)).toEqual([
@@ -177,27 +181,3 @@ describe('custom resources from deploy/crds', () => {
     expect(ok.cells[5]).toMatch(/^\d+s$/);
   });
 });
-
-/** GET through the admin token with a custom Accept header. */
-async function fetchJson(path: string, accept: string): Promise<any> {
-  const { request } = await import('node:https');
-  const url = new URL(cp.url + path);
-  return new Promise((resolve, reject) => {
-    request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        ca: cp.caCert,
-        headers: { accept, authorization: `Bearer ${cp.adminToken}` },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve(JSON.parse(text)));
-      },
-    )
-      .on('error', reject)
-      .end();
-  });
-}

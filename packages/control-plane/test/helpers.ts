@@ -1,3 +1,4 @@
+import { request } from 'node:https';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { ControlPlane } from '../src/index.ts';
 
@@ -51,4 +52,39 @@ export async function eventually<T>(
       throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** A raw HTTPS request to the control plane (admin token unless `token` is given); the body is parsed JSON. */
+export function rawRequest(
+  cp: ControlPlane,
+  method: string,
+  path: string,
+  options: { body?: string; headers?: Record<string, string>; token?: string } = {},
+): Promise<{ code: number; body: any }> {
+  const url = new URL(cp.url + path);
+  return new Promise((resolve, reject) => {
+    request(
+      {
+        method,
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        ca: cp.caCert,
+        headers: {
+          authorization: `Bearer ${options.token ?? cp.adminToken}`,
+          'content-type': 'application/json',
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () =>
+          resolve({ code: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }),
+        );
+      },
+    )
+      .on('error', reject)
+      .end(options.body);
+  });
 }

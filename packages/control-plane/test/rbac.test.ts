@@ -1,8 +1,7 @@
-import { request } from 'node:https';
 import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../src/index.ts';
-import { expectStatus, kubeConfigFor, startControlPlane } from './helpers.ts';
+import { expectStatus, kubeConfigFor, rawRequest, startControlPlane } from './helpers.ts';
 
 let cp: ControlPlane;
 let token: string;
@@ -37,7 +36,7 @@ beforeAll(async () => {
     namespace: 'default',
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
-  token = tr.status!.token;
+  token = tr.status!.token!;
   asSa = kubeConfigFor(cp, token).makeApiClient(CoreV1Api);
   await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'visible' } } });
 });
@@ -49,25 +48,7 @@ describe('authentication and RBAC', () => {
       kubeConfigFor(cp, 'nope').makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: 'default' }),
     );
     expect(status.code).toBe(401);
-    const raw = await new Promise<{ code: number; body: any }>((resolve, reject) => {
-      const url = new URL(`${cp.url}/api/v1/namespaces`);
-      request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          ca: cp.caCert,
-          headers: { authorization: 'Bearer nope' },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ code: res.statusCode ?? 0, body: JSON.parse(text) }));
-        },
-      )
-        .on('error', reject)
-        .end();
-    });
+    const raw = await rawRequest(cp, 'GET', '/api/v1/namespaces', { token: 'nope' });
     expect(raw).toEqual({
       code: 401,
       body: expect.objectContaining({

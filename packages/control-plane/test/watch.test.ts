@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => cp.stop());
 
 /** Opens a raw watch and collects its events until `done` is called. */
-function collect(path: string, query: Record<string, unknown>) {
+function collect(path: string, query: Record<string, string | number | boolean | undefined>) {
   const events: { type: string; obj: any }[] = [];
   let ended: unknown = null;
   let controller: AbortController | undefined;
