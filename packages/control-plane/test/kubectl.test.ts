@@ -1,0 +1,134 @@
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlPlane } from '../src/index.ts';
+import { startControlPlane } from './helpers.ts';
+
+const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+if (!hasKubectl) console.warn('kubectl is not on PATH: skipping the kubectl tests of the control plane');
+
+const crds = join(dirname(fileURLToPath(import.meta.url)), '../../../deploy/crds');
+let cp: ControlPlane;
+let dir: string;
+
+/** Runs kubectl against the control plane; resolves with exit code and output. */
+function kubectl(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'kubectl',
+      args,
+      { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 20_000 },
+      (error, out, err) => resolve({ code: error ? ((error as any).code ?? 1) : 0, out, err }),
+    );
+    child.stdin?.end(input ?? '');
+  });
+}
+
+describe.skipIf(!hasKubectl)('kubectl against the control plane', () => {
+  beforeAll(async () => {
+    cp = await startControlPlane();
+    dir = mkdtempSync(join(tmpdir(), 'kubectl-'));
+    cp.writeKubeconfig(join(dir, 'kubeconfig'));
+  });
+  afterAll(async () => {
+    await cp?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('applies the CRDs and lists the Kruise kinds with their short names', async () => {
+    expect((await kubectl(['apply', '-f', crds])).code).toBe(0);
+    const resources = await kubectl(['api-resources', '--api-group=apps.kruise.io']);
+    expect(resources.out).toMatch(
+      /containerrecreaterequests\s+crr\s+apps.kruise.io\/v1alpha1\s+true\s+ContainerRecreateRequest/,
+    );
+    expect(resources.out).toMatch(/nodeimages\s+apps.kruise.io\/v1alpha1\s+false\s+NodeImage/);
+  });
+
+  it('creates, applies twice, patches status and prints the printer columns', async () => {
+    const job =
+      'apiVersion: apps.kruise.io/v1alpha1\nkind: ImagePullJob\nmetadata: {name: job1}\nspec: {image: nginx, completionPolicy: {type: Always}}\n';
+    expect(await kubectl(['apply', '-f', '-'], job)).toMatchObject({
+      code: 0,
+      out: 'imagepulljob.apps.kruise.io/job1 created\n',
+    });
+    expect((await kubectl(['apply', '-f', '-'], job)).out).toBe(
+      'imagepulljob.apps.kruise.io/job1 unchanged\n',
+    );
+    const patched = await kubectl([
+      'patch',
+      'imagepulljob',
+      'job1',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"desired":4,"active":1,"succeeded":3,"failed":0,"message":"job is running, progress 75.0%"}}',
+    ]);
+    expect(patched.code).toBe(0);
+    const table = await kubectl(['get', 'imagepulljobs']);
+    expect(table.out.split('\n')[0]).toMatch(/^NAME\s+TOTAL\s+ACTIVE\s+SUCCEED\s+FAILED\s+AGE\s+MESSAGE$/);
+    expect(table.out.split('\n')[1]).toMatch(
+      /^job1\s+4\s+1\s+3\s+0\s+\d+s\s+job is running, progress 75.0%$/,
+    );
+  });
+
+  it('applies built-in kinds with strategic merge patches', async () => {
+    const pod = (value: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: web}}\nspec:\n  containers:\n  - {name: app, image: busybox, env: [{name: A, value: "${value}"}]}\n  - {name: sidecar, image: busybox}\n`;
+    expect((await kubectl(['apply', '-f', '-'], pod('1'))).out).toBe('pod/p1 created\n');
+    expect((await kubectl(['apply', '-f', '-'], pod('2'))).out).toBe('pod/p1 configured\n');
+    const env = await kubectl([
+      'get',
+      'pod',
+      'p1',
+      '-o',
+      'jsonpath={.spec.containers[0].env[0].value} {.spec.containers[1].name}',
+    ]);
+    expect(env.out).toBe('2 sidecar');
+    expect((await kubectl(['get', 'pods', '-l', 'app=web', '--no-headers'])).out).toMatch(
+      /^p1\s+0\/2\s+Pending\s+0\s+\d+s\n$/,
+    );
+  });
+
+  it('reports denials with the server message, and answers auth can-i', async () => {
+    const bad = await kubectl(
+      ['apply', '-f', '-'],
+      'apiVersion: apps.kruise.io/v1alpha1\nkind: ImagePullJob\nmetadata: {name: bad}\nspec: {completionPolicy: {}}\n',
+    );
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('The ImagePullJob "bad" is invalid: spec.image: Required value');
+    expect((await kubectl(['auth', 'can-i', 'create', 'pods'])).out).toBe('yes\n');
+  });
+
+  it('watches with get -w and waits for deletion', async () => {
+    const watch = spawn('kubectl', ['get', 'crr', '-w', '--no-headers'], {
+      env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') },
+    });
+    let out = '';
+    watch.stdout.on('data', (c) => (out += c));
+    await new Promise((r) => setTimeout(r, 500));
+    const crr =
+      'apiVersion: apps.kruise.io/v1alpha1\nkind: ContainerRecreateRequest\nmetadata: {name: r1}\nspec: {podName: p1, containers: [{name: app}]}\n';
+    expect((await kubectl(['create', '-f', '-'], crr)).code).toBe(0);
+    const waiter = kubectl(['wait', '--for=delete', 'crr/r1', '--timeout=10s']);
+    expect((await kubectl(['delete', 'crr', 'r1'])).out).toBe(
+      'containerrecreaterequest.apps.kruise.io "r1" deleted\n',
+    );
+    expect((await waiter).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 300));
+    watch.kill();
+    expect(out).toMatch(/^r1\s+p1\s+\d+s/m);
+  });
+
+  it('deletes a namespace and its contents', async () => {
+    writeFileSync(
+      join(dir, 'ns.yaml'),
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: scratch}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1, namespace: scratch}\n',
+    );
+    expect((await kubectl(['apply', '-f', join(dir, 'ns.yaml')])).code).toBe(0);
+    expect((await kubectl(['delete', 'namespace', 'scratch'])).code).toBe(0);
+    expect((await kubectl(['get', 'namespace', 'scratch'])).err).toContain('namespaces "scratch" not found');
+  });
+});
