@@ -45,6 +45,8 @@ export class ControlPlane {
   private resources!: ResourceHandler;
   private gc!: GarbageCollector;
   url = '';
+  /** TLS connections accepted so far (clients that reuse connections keep this low). */
+  connectionCount = 0;
   caCert = '';
 
   readonly store: Store;
@@ -90,6 +92,7 @@ export class ControlPlane {
         void handler.handle(req, res);
       },
     );
+    cp.server.on('secureConnection', () => cp.connectionCount++);
     cp.server.headersTimeout = 60_000;
     cp.server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {

@@ -1,1 +1,1 @@
-export {};
+export { withConnectionReuse } from './kube/connection-reuse.ts';
