@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { withConnectionReuse } from '@kruise/runtime';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { startControlPlaneProcess } from './control-plane-process.ts';
@@ -9,21 +11,45 @@ const WATCHERS = 50;
 const FANOUT_EVENTS = 200;
 const ROUNDS = 3;
 
-async function writeRate(core: CoreV1Api, round: number): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < WRITES) {
-        const i = next++;
-        await core.createNamespacedConfigMap({
-          namespace: 'default',
-          body: { metadata: { name: `w-${round}-${i}` }, data: { i: String(i) } },
-        });
-      }
-    }),
+/** CPU seconds a process has used so far (user + system), from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Creates `count` ConfigMaps from `threads` client-node threads started together; returns writes per second. */
+async function writeRate(
+  kubeconfigPath: string,
+  round: number | string,
+  threads: number,
+  count = WRITES,
+): Promise<number> {
+  const workers = Array.from(
+    { length: threads },
+    (_, t) =>
+      new Worker(new URL('./write-worker.ts', import.meta.url), {
+        workerData: {
+          kubeconfigPath,
+          prefix: `w-${round}-${threads}-${t}`,
+          count: count / threads,
+          concurrency: CONCURRENCY / threads,
+        },
+        execArgv: ['--conditions=source'],
+      }),
   );
-  return WRITES / ((performance.now() - started) / 1000);
+  const next = (w: Worker) =>
+    new Promise<any>((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+  await Promise.all(workers.map(next));
+  const done = workers.map(next);
+  const started = performance.now();
+  for (const w of workers) w.postMessage('go');
+  await Promise.all(done);
+  const elapsed = performance.now() - started;
+  await Promise.all(workers.map((w) => w.terminate()));
+  return count / (elapsed / 1000);
 }
 
 async function fanOut(kc: KubeConfig, core: CoreV1Api, round: number): Promise<number[]> {
@@ -74,17 +100,31 @@ export async function benchControlPlane(): Promise<void> {
     kc.loadFromFile(cp.kubeconfigPath);
     withConnectionReuse(kc);
     const core = kc.makeApiClient(CoreV1Api);
+    const pid = cp.child.pid!;
+    const cpuPerWrite: number[] = [];
+    const single: number[] = [];
     const rates: number[] = [];
     const p50s: number[] = [];
     const p99s: number[] = [];
+    await writeRate(cp.kubeconfigPath, 'warmup', 2, 1000);
     for (let round = 0; round < ROUNDS; round++) {
-      rates.push(await writeRate(core, round));
+      single.push(await writeRate(cp.kubeconfigPath, round, 1));
+      const cpuBefore = cpuSeconds(pid);
+      rates.push(await writeRate(cp.kubeconfigPath, round, 2));
+      cpuPerWrite.push(((cpuSeconds(pid) - cpuBefore) / WRITES) * 1e6);
       const lat = await fanOut(kc, core, round);
       p50s.push(quantile(lat, 0.5));
       p99s.push(quantile(lat, 0.99));
     }
+    const series = (xs: number[]) => `median ${fmt(median(xs), 0)} [${xs.map((r) => fmt(r, 0)).join(', ')}]`;
     console.log(
-      `control-plane writes/s (${WRITES} creates, ${CONCURRENCY} in flight, ${ROUNDS} rounds): median ${fmt(median(rates), 0)} [${rates.map((r) => fmt(r, 0)).join(', ')}]  goal >= 2000`,
+      `control-plane writes/s, ${WRITES} creates, ${CONCURRENCY} in flight, ${ROUNDS} rounds after 1000 warm-up writes:`,
+    );
+    console.log(`  client-node, 1 client thread:  ${series(single)}`);
+    console.log(`  client-node, 2 client threads: ${series(rates)}  goal >= 2000`);
+    const perWrite = median(cpuPerWrite);
+    console.log(
+      `  server CPU per write: median ${fmt(perWrite, 0)} µs [${cpuPerWrite.map((c) => fmt(c, 0)).join(', ')}] -> ${fmt(1e6 / perWrite, 0)} writes/s per core of server capacity`,
     );
     console.log(
       `control-plane watch fan-out, ${WATCHERS} watchers x ${FANOUT_EVENTS} events (write start -> event received): p50 median ${fmt(median(p50s))} ms, p99 median ${fmt(median(p99s))} ms [p99s ${p99s.map((p) => fmt(p)).join(', ')}]  goal p99 <= 50 ms`,

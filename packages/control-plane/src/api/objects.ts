@@ -33,6 +33,7 @@ export interface DeleteOptions extends WriteOptions {
  * Create, update, patch and delete with kube-apiserver's semantics: defaults, validation,
  * admission, optimistic concurrency, the status subresource, generation, finalizers and
  * graceful deletion. Every commit is atomic; nothing half-written is ever stored.
+ * Objects returned are the stored ones: read-only for callers.
  */
 export class ObjectService {
   admission: AdmissionHook | undefined;
@@ -203,7 +204,7 @@ export class ObjectService {
       if (current) throw alreadyExists(type.plural, type.group, name);
       return result;
     });
-    return JSON.parse(entry!.json);
+    return entry!.obj;
   }
 
   /**
@@ -309,7 +310,7 @@ export class ObjectService {
         { ...next, metadata: { ...next.metadata, resourceVersion: '' } },
         { ...old, metadata: { ...old.metadata, resourceVersion: '' } },
       );
-      if (options.dryRun || unchanged) return unchanged ? JSON.parse(current.json) : next;
+      if (options.dryRun || unchanged) return unchanged ? current.obj : next;
       const finished =
         Boolean(next.metadata?.deletionTimestamp) &&
         !next.metadata?.finalizers?.length &&
@@ -344,7 +345,7 @@ export class ObjectService {
         this.onRemoved?.(type, next, undefined);
         return next;
       }
-      return JSON.parse(entry!.json);
+      return entry!.obj;
     }
   }
 
@@ -523,7 +524,7 @@ export class ObjectService {
         this.onRemoved?.(type, old, options.propagationPolicy);
         return old;
       }
-      return entry ? JSON.parse(entry.json) : next;
+      return entry ? entry.obj : next;
     }
   }
 

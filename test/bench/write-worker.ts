@@ -1,0 +1,34 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { withConnectionReuse } from '@kruise/runtime';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+
+/**
+ * A client-node writer thread: connects, says `ready`, and on `go` creates `count` ConfigMaps
+ * with `concurrency` in flight, then reports how long that took.
+ */
+const { kubeconfigPath, prefix, count, concurrency } = workerData as {
+  kubeconfigPath: string;
+  prefix: string;
+  count: number;
+  concurrency: number;
+};
+const kc = new KubeConfig();
+kc.loadFromFile(kubeconfigPath);
+const core = withConnectionReuse(kc).makeApiClient(CoreV1Api);
+await core.listNamespace();
+parentPort!.postMessage('ready');
+await new Promise((resolve) => parentPort!.once('message', resolve));
+let next = 0;
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < count) {
+      const i = next++;
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: `${prefix}-${i}` }, data: { i: String(i) } },
+      });
+    }
+  }),
+);
+parentPort!.postMessage({ ms: performance.now() - started });
