@@ -37,11 +37,15 @@ export class Persistence {
     this.walPath = join(dir, 'wal.jsonl');
   }
 
-  /** Every record, oldest first: the snapshot, then the log. */
-  load(): PersistedRecord[] {
+  /** Every record, oldest first (the snapshot, then the log), and the resourceVersion the snapshot was taken at. */
+  load(): { records: PersistedRecord[]; snapshotRV: number } {
     const records: PersistedRecord[] = [];
-    if (existsSync(this.snapshotPath))
-      records.push(...(JSON.parse(readFileSync(this.snapshotPath, 'utf8')) as PersistedRecord[]));
+    let snapshotRV = 0;
+    if (existsSync(this.snapshotPath)) {
+      const snapshot = JSON.parse(readFileSync(this.snapshotPath, 'utf8')) as { rv: number; records: PersistedRecord[] };
+      snapshotRV = snapshot.rv;
+      records.push(...snapshot.records);
+    }
     if (existsSync(this.walPath)) {
       for (const line of readFileSync(this.walPath, 'utf8').split('\n')) {
         if (!line) continue;
@@ -53,7 +57,7 @@ export class Persistence {
       }
     }
     this.fd = openSync(this.walPath, 'a');
-    return records;
+    return { records, snapshotRV };
   }
 
   /** Queues one change; lines are written within a few milliseconds, in order. */
@@ -71,11 +75,11 @@ export class Persistence {
     this.buffer = [];
   }
 
-  /** Writes a fresh snapshot from `records`, then empties the log. */
-  close(records: () => Iterable<PersistedRecord>): void {
+  /** Writes a fresh snapshot of `records` at resourceVersion `rv`, then empties the log. */
+  close(records: () => Iterable<PersistedRecord>, rv: number): void {
     this.flush();
     const tmp = `${this.snapshotPath}.tmp`;
-    writeFileSync(tmp, JSON.stringify([...records()]));
+    writeFileSync(tmp, JSON.stringify({ rv, records: [...records()] }));
     renameSync(tmp, this.snapshotPath);
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;

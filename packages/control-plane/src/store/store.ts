@@ -50,7 +50,9 @@ export class Store {
     this.historyLimit = historyLimit;
     this.persistence = persistence;
     if (persistence) {
-      for (const record of persistence.load()) {
+      const { records, snapshotRV } = persistence.load();
+      this.rv = snapshotRV;
+      for (const record of records) {
         if (record.obj) this.table(record.resource).set(record.key, this.entry(record.obj, record.rv));
         else this.table(record.resource).delete(record.key);
         this.rv = Math.max(this.rv, record.rv);
@@ -203,7 +205,7 @@ export class Store {
 
   /** Writes everything durable (with a data dir) and stops persisting. */
   close(): void {
-    this.persistence?.close(() => this.snapshot());
+    this.persistence?.close(() => this.snapshot(), this.rv);
   }
 
   /** Every stored record, for a snapshot. */
