@@ -122,6 +122,22 @@ describe.skipIf(!hasKubectl)('kubectl against the control plane', () => {
     expect(out).toMatch(/^r1\s+p1\s+\d+s/m);
   });
 
+  it('runs the imperative generators that send protobuf', async () => {
+    expect((await kubectl(['create', 'namespace', 'imp'])).out).toBe('namespace/imp created\n');
+    expect((await kubectl(['create', 'configmap', 'c1', '-n', 'imp', '--from-literal=a=b'])).code).toBe(0);
+    expect(
+      (await kubectl(['create', 'secret', 'generic', 's1', '-n', 'imp', '--from-literal=pw=hunter2'])).code,
+    ).toBe(0);
+    expect((await kubectl(['create', 'serviceaccount', 'robot', '-n', 'imp'])).code).toBe(0);
+    expect((await kubectl(['get', 'configmap', 'c1', '-n', 'imp', '-o', 'jsonpath={.data.a}'])).out).toBe(
+      'b',
+    );
+    const pw = (await kubectl(['get', 'secret', 's1', '-n', 'imp', '-o', 'jsonpath={.data.pw}'])).out;
+    expect(Buffer.from(pw, 'base64').toString()).toBe('hunter2');
+    const deploy = await kubectl(['create', 'deployment', 'd', '--image=nginx']);
+    expect(deploy.err).toContain('the body of the request was in an unknown format');
+  });
+
   it('deletes a namespace and its contents', async () => {
     writeFileSync(
       join(dir, 'ns.yaml'),

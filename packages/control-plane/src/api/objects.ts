@@ -159,6 +159,7 @@ export class ObjectService {
     if ((type.crdName && type.statusSubresource) || RESET_STATUS_ON_CREATE.has(this.key(type)))
       delete obj.status;
     type.defaults?.(obj);
+    type.normalize?.(obj);
     this.prepare(type, obj, options);
     let result = obj;
     if (this.admission) {
@@ -269,6 +270,7 @@ export class ObjectService {
         }
       }
       let next = this.merge(type, old, desired, subresource);
+      type.normalize?.(next);
       this.checkNamespace(type, namespace, next, false);
       this.prepare(type, next, options);
       if (this.admission) {

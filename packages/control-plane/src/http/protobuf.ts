@@ -56,6 +56,96 @@ const msg = (f: Fields, n: number): Fields | undefined => {
   return Buffer.isBuffer(v) ? decodeMessage(v) : undefined;
 };
 
+const strs = (f: Fields, n: number): string[] =>
+  (f.get(n) ?? []).filter((v): v is Buffer => Buffer.isBuffer(v)).map((v) => v.toString('utf8'));
+
+/** A protobuf `map<string, string|bytes>`: repeated entries with key = 1, value = 2. */
+function map(f: Fields, n: number, bytes: boolean): Record<string, string> | undefined {
+  const entries = (f.get(n) ?? []).filter((v): v is Buffer => Buffer.isBuffer(v));
+  if (!entries.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const e of entries) {
+    const entry = decodeMessage(e);
+    const value = entry.get(2)?.[0];
+    const buf = Buffer.isBuffer(value) ? value : Buffer.alloc(0);
+    out[str(entry, 1) ?? ''] = bytes ? buf.toString('base64') : buf.toString('utf8');
+  }
+  return out;
+}
+
+const bool = (f: Fields, n: number): boolean | undefined => {
+  const v = f.get(n)?.[0];
+  return typeof v === 'number' ? v !== 0 : undefined;
+};
+
+/** The writable parts of metav1.ObjectMeta. */
+function objectMeta(f: Fields | undefined): Record<string, unknown> {
+  if (!f) return {};
+  const meta: Record<string, unknown> = {};
+  const name = str(f, 1);
+  const generateName = str(f, 2);
+  const namespace = str(f, 3);
+  if (name) meta.name = name;
+  if (generateName) meta.generateName = generateName;
+  if (namespace) meta.namespace = namespace;
+  const labels = map(f, 11, false);
+  const annotations = map(f, 12, false);
+  if (labels) meta.labels = labels;
+  if (annotations) meta.annotations = annotations;
+  const finalizers = strs(f, 14);
+  if (finalizers.length) meta.finalizers = finalizers;
+  return meta;
+}
+
+/**
+ * Decodes the built-in objects kubectl's generators send as protobuf (`kubectl create namespace`,
+ * `create configmap`, `create secret generic`, `create serviceaccount`) into JSON, or undefined
+ * for any other kind.
+ */
+export function decodeBuiltinObject(
+  apiVersion: string,
+  kind: string,
+  raw: Buffer,
+): Record<string, unknown> | undefined {
+  if (apiVersion !== 'v1') return undefined;
+  const f = decodeMessage(raw);
+  const base = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
+  switch (kind) {
+    case 'Namespace': {
+      const finalizers = strs(msg(f, 2) ?? new Map(), 1);
+      return { ...base, ...(finalizers.length ? { spec: { finalizers } } : {}) };
+    }
+    case 'ConfigMap': {
+      const data = map(f, 2, false);
+      const binaryData = map(f, 3, true);
+      const immutable = bool(f, 4);
+      return {
+        ...base,
+        ...(data ? { data } : {}),
+        ...(binaryData ? { binaryData } : {}),
+        ...(immutable !== undefined ? { immutable } : {}),
+      };
+    }
+    case 'Secret': {
+      const data = map(f, 2, true);
+      const type = str(f, 3);
+      const stringData = map(f, 4, false);
+      return {
+        ...base,
+        ...(data ? { data } : {}),
+        ...(type ? { type } : {}),
+        ...(stringData ? { stringData } : {}),
+      };
+    }
+    case 'ServiceAccount': {
+      const automount = bool(f, 4);
+      return { ...base, ...(automount !== undefined ? { automountServiceAccountToken: automount } : {}) };
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** Unwraps the envelope: the object's apiVersion, kind and raw message bytes. */
 export function decodeEnvelope(body: Buffer): { apiVersion: string; kind: string; raw: Buffer } {
   if (!body.subarray(0, 4).equals(MAGIC)) throw badRequest('protobuf: missing the k8s envelope prefix');

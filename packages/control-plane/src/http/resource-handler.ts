@@ -20,7 +20,7 @@ import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.t
 import { parseJson, readBody, readRawBody } from './body.ts';
 import type { HandlerDeps } from './handler.ts';
 import { sendJson } from './handler.ts';
-import { decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
+import { decodeBuiltinObject, decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { RequestInfo } from './request-info.ts';
 import { toTable, wantsTable } from './table.ts';
 import { selectableFieldsOf, Watcher } from './watcher.ts';
@@ -103,8 +103,13 @@ export class ResourceHandler {
       sendJson(res, code, body);
     };
     const contentType = String(req.headers['content-type'] ?? '');
-    if (contentType.startsWith('application/vnd.kubernetes.protobuf') && !type.virtual)
-      throw unsupportedMediaType(contentType);
+    let protobufBody: KubeObject | undefined;
+    if (contentType.startsWith('application/vnd.kubernetes.protobuf') && !type.virtual) {
+      if (info.verb !== 'create') throw unsupportedMediaType(contentType);
+      const envelope = decodeEnvelope(await readRawBody(req));
+      protobufBody = decodeBuiltinObject(envelope.apiVersion, envelope.kind, envelope.raw);
+      if (!protobufBody) throw unsupportedMediaType(contentType);
+    }
     if (type.virtual) {
       if (info.verb !== 'create') throw methodNotAllowed(req.method ?? '');
       const raw = await readRawBody(req);
@@ -136,7 +141,7 @@ export class ResourceHandler {
       case 'watch':
         return this.watch(res, type, info, query, req.headers.accept);
       case 'create': {
-        const body = parseJson(await readBody(req));
+        const body = protobufBody ?? parseJson(await readBody(req));
         if (info.subresource === 'token') return send(201, this.tokenRequest(type, info, body));
         if (info.name && !info.subresource) throw methodNotAllowed('POST');
         if (info.subresource) throw methodNotAllowed('POST');

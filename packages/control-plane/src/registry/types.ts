@@ -40,6 +40,8 @@ export interface ResourceType {
   tracksGeneration: boolean;
   /** Built-in validation: returns causes (empty when valid). */
   validate?: (obj: KubeObject, old: KubeObject | undefined) => StatusCause[];
+  /** Folds write-only fields into the stored form on every write (Secret `stringData` into `data`). */
+  normalize?: (obj: KubeObject) => void;
   /** Fills defaults on create (built-ins). */
   defaults?: (obj: KubeObject) => void;
   /** Field values for field selectors besides metadata.name/namespace. */

@@ -42,7 +42,10 @@ export class Persistence {
     const records: PersistedRecord[] = [];
     let snapshotRV = 0;
     if (existsSync(this.snapshotPath)) {
-      const snapshot = JSON.parse(readFileSync(this.snapshotPath, 'utf8')) as { rv: number; records: PersistedRecord[] };
+      const snapshot = JSON.parse(readFileSync(this.snapshotPath, 'utf8')) as {
+        rv: number;
+        records: PersistedRecord[];
+      };
       snapshotRV = snapshot.rv;
       records.push(...snapshot.records);
     }

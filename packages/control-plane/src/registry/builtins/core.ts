@@ -172,6 +172,14 @@ export const CORE_RESOURCES: ResourceType[] = [
     defaults: (o) => {
       o.type ??= 'Opaque';
     },
+    normalize: (o) => {
+      if (o.stringData && typeof o.stringData === 'object') {
+        o.data = { ...o.data };
+        for (const [k, v] of Object.entries(o.stringData))
+          o.data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+      }
+      delete o.stringData;
+    },
     validate: (o) => {
       const causes: StatusCause[] = [];
       for (const [k, v] of Object.entries(o.data ?? {})) {
