@@ -68,9 +68,10 @@ export class ControlPlane {
     );
     const objects = new ObjectService(store, registry);
     const cp = new ControlPlane(store, registry, objects);
-    new CrdController(store, registry, objects);
-    cp.gc = new GarbageCollector(store, registry, objects);
-    new NamespaceController(store, registry, objects);
+    const deps = { store, registry, objects };
+    new CrdController(deps);
+    cp.gc = new GarbageCollector(deps);
+    new NamespaceController(deps);
     await cp.bootstrap();
     objects.admission = webhookAdmission(store);
     const pki = await createServingPki();

@@ -161,38 +161,32 @@ export class ObjectService {
     type.defaults?.(obj);
     type.normalize?.(obj);
     this.prepare(type, obj, options);
-    let result = obj;
-    if (this.admission) {
-      result =
-        (await this.admission({
-          type,
-          operation: 'CREATE',
-          subresource: '',
-          namespace,
-          name: meta.name ?? '',
-          object: result,
-          oldObject: undefined,
-          options,
-          phase: 'mutating',
-        })) ?? result;
+    const result = await this.admit(
+      'mutating',
+      type,
+      'CREATE',
+      namespace,
+      meta.name ?? '',
+      obj,
+      undefined,
+      options,
+    );
+    if (result !== obj) {
       this.checkKind(type, result);
       this.checkNamespace(type, namespace, result, false);
       this.prepare(type, result, options);
     }
     validateObject(type, result, undefined);
-    if (this.admission) {
-      await this.admission({
-        type,
-        operation: 'CREATE',
-        subresource: '',
-        namespace,
-        name: result.metadata!.name,
-        object: result,
-        oldObject: undefined,
-        options,
-        phase: 'validating',
-      });
-    }
+    await this.admit(
+      'validating',
+      type,
+      'CREATE',
+      namespace,
+      result.metadata!.name,
+      result,
+      undefined,
+      options,
+    );
     const name = result.metadata!.name as string;
     if (options.dryRun) {
       if (this.store.get(this.key(type), type.namespaced ? namespace : '', name))
@@ -273,38 +267,15 @@ export class ObjectService {
       type.normalize?.(next);
       this.checkNamespace(type, namespace, next, false);
       this.prepare(type, next, options);
-      if (this.admission) {
-        next =
-          (await this.admission({
-            type,
-            operation: 'UPDATE',
-            subresource,
-            namespace: ns,
-            name,
-            object: next,
-            oldObject: old,
-            options,
-            phase: 'mutating',
-          })) ?? next;
-        this.checkKind(type, next);
-        next = this.merge(type, old, next, subresource);
+      const mutated = await this.admit('mutating', type, 'UPDATE', ns, name, next, old, options);
+      if (mutated !== next) {
+        this.checkKind(type, mutated);
+        next = this.merge(type, old, mutated, subresource);
         this.prepare(type, next, options);
       }
       validateObject(type, next, old);
       this.checkFinalizers(type, old, next);
-      if (this.admission) {
-        await this.admission({
-          type,
-          operation: 'UPDATE',
-          subresource,
-          namespace: ns,
-          name,
-          object: next,
-          oldObject: old,
-          options,
-          phase: 'validating',
-        });
-      }
+      await this.admit('validating', type, 'UPDATE', ns, name, next, old, options);
       if (type.tracksGeneration && !same(generationFields(old), generationFields(next))) {
         next.metadata!.generation = (old.metadata?.generation ?? 0) + 1;
       }
@@ -349,6 +320,33 @@ export class ObjectService {
       }
       return entry!.obj;
     }
+  }
+
+  /** Runs one admission phase when webhooks are wired; returns the object, mutated or as it was. */
+  private async admit<T extends KubeObject | undefined>(
+    phase: 'mutating' | 'validating',
+    type: ResourceType,
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+    namespace: string,
+    name: string,
+    object: T,
+    oldObject: KubeObject | undefined,
+    options: WriteOptions,
+  ): Promise<T> {
+    if (!this.admission) return object;
+    const subresource = operation === 'DELETE' ? '' : (options.subresource ?? '');
+    const out = await this.admission({
+      type,
+      operation,
+      subresource,
+      namespace,
+      name,
+      object,
+      oldObject,
+      options,
+      phase,
+    });
+    return (out ?? object) as T;
   }
 
   /** Builds the object to store from the old one and the desired one, per subresource. */
@@ -443,29 +441,8 @@ export class ObjectService {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata?.resourceVersion}`,
         );
       }
-      if (this.admission) {
-        await this.admission({
-          type,
-          operation: 'DELETE',
-          subresource: '',
-          namespace: ns,
-          name,
-          object: undefined,
-          oldObject: old,
-          options,
-          phase: 'mutating',
-        });
-        await this.admission({
-          type,
-          operation: 'DELETE',
-          subresource: '',
-          namespace: ns,
-          name,
-          object: undefined,
-          oldObject: old,
-          options,
-          phase: 'validating',
-        });
+      for (const phase of ['mutating', 'validating'] as const) {
+        await this.admit(phase, type, 'DELETE', ns, name, undefined, old, options);
       }
       const next = clone(old);
       const meta = next.metadata!;

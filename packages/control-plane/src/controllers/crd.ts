@@ -1,24 +1,17 @@
 import type { UserInfo } from '../api/context.ts';
 import { nowRFC3339 } from '../api/context.ts';
-import type { ObjectService } from '../api/objects.ts';
 import { resourceTypesOfCrd } from '../registry/crd-types.ts';
-import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject } from '../registry/types.ts';
-import type { Store } from '../store/store.ts';
+import { BuiltinController, type ControllerDeps } from './deps.ts';
 
 const CRD_USER: UserInfo = { username: 'system:apiextensions-controller', groups: ['system:masters'] };
 const CRD_RESOURCE = 'apiextensions.k8s.io/customresourcedefinitions';
 
 /** Serves the resources of CRDs: registers them, marks the CRD Established, and cleans up on delete. */
-export class CrdController {
-  private readonly store: Store;
-  private readonly registry: ResourceRegistry;
-  private readonly objects: ObjectService;
-
-  constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
-    this.store = store;
-    this.registry = registry;
-    this.objects = objects;
+export class CrdController extends BuiltinController {
+  constructor(deps: ControllerDeps) {
+    super(deps);
+    const { store, registry } = deps;
     store.subscribe(CRD_RESOURCE, {
       onChange: (e) => {
         this.unregister(e.prev);

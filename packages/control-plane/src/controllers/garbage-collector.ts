@@ -1,8 +1,7 @@
 import type { UserInfo } from '../api/context.ts';
-import type { ObjectService } from '../api/objects.ts';
-import type { ResourceRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
-import type { ChangeEvent, Store } from '../store/store.ts';
+import type { ChangeEvent } from '../store/store.ts';
+import { BuiltinController, type ControllerDeps } from './deps.ts';
 
 const GC_USER: UserInfo = {
   username: 'system:serviceaccount:kube-system:generic-garbage-collector',
@@ -19,23 +18,14 @@ interface Dependent {
  * Background and foreground cascading deletion through ownerReferences, and orphaning:
  * keeps an index from owner UID to dependents and acts when an owner goes away.
  */
-export class GarbageCollector {
+export class GarbageCollector extends BuiltinController {
   private readonly dependents = new Map<string, Map<string, Dependent>>();
   private readonly liveUids = new Map<string, Dependent>();
   private pending = Promise.resolve();
 
-  private readonly store: Store;
-
-  private readonly registry: ResourceRegistry;
-
-  private readonly objects: ObjectService;
-
-  constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
-    this.store = store;
-
-    this.registry = registry;
-
-    this.objects = objects;
+  constructor(deps: ControllerDeps) {
+    super(deps);
+    const { store, registry } = deps;
     store.subscribe('*', { onChange: (e) => this.observe(e) });
     for (const type of registry.all()) {
       const resource = `${type.group}/${type.plural}`;

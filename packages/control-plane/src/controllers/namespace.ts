@@ -1,7 +1,5 @@
 import type { UserInfo } from '../api/context.ts';
-import type { ObjectService } from '../api/objects.ts';
-import type { ResourceRegistry } from '../registry/registry.ts';
-import type { Store } from '../store/store.ts';
+import { BuiltinController, type ControllerDeps } from './deps.ts';
 
 const NAMESPACE_USER: UserInfo = {
   username: 'system:serviceaccount:kube-system:namespace-controller',
@@ -9,21 +7,12 @@ const NAMESPACE_USER: UserInfo = {
 };
 
 /** Deletes the contents of a terminating namespace, then the namespace itself. */
-export class NamespaceController {
+export class NamespaceController extends BuiltinController {
   private readonly scheduled = new Set<string>();
 
-  private readonly store: Store;
-
-  private readonly registry: ResourceRegistry;
-
-  private readonly objects: ObjectService;
-
-  constructor(store: Store, registry: ResourceRegistry, objects: ObjectService) {
-    this.store = store;
-
-    this.registry = registry;
-
-    this.objects = objects;
+  constructor(deps: ControllerDeps) {
+    super(deps);
+    const { store, registry } = deps;
     store.subscribe('*', {
       onChange: (e) => {
         const ns =

@@ -1,3 +1,4 @@
+import type { Attributes } from '../auth/rbac.ts';
 import type { StatusCause } from '../errors.ts';
 
 /** A Kubernetes object as JSON. */
@@ -59,15 +60,7 @@ export interface ResourceType {
 /** What a virtual (review) resource may ask of the server. */
 export interface VirtualContext {
   user: { username: string; groups: string[]; uid?: string };
-  authorize: (attrs: {
-    verb: string;
-    group: string;
-    resource: string;
-    subresource: string;
-    namespace: string;
-    name: string;
-    path?: string;
-  }) => { allowed: boolean; reason: string };
+  authorize: (attrs: Attributes) => { allowed: boolean; reason: string };
 }
 
 /** Identifies a resource in maps: `group/plural` (`/pods` for the core group). */
