@@ -13,6 +13,15 @@ const MAX_INTERNAL_RETRIES = 8;
 const clone = <T>(v: T): T => structuredClone(v);
 const same = deepEqual;
 
+/** kube-apiserver's 409 for a write based on an outdated resourceVersion. */
+const modified = (type: ResourceType, name: string) =>
+  conflict(
+    type.plural,
+    type.group,
+    name,
+    'the object has been modified; please apply your changes to the latest version and try again',
+  );
+
 /** The fields whose change bumps `metadata.generation`: everything but metadata and status. */
 function generationFields(obj: KubeObject): unknown {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
@@ -238,24 +247,14 @@ export class ObjectService {
           ]);
         }
         if (rv && rv !== old.metadata?.resourceVersion) {
-          throw conflict(
-            type.plural,
-            type.group,
-            name,
-            'the object has been modified; please apply your changes to the latest version and try again',
-          );
+          throw modified(type, name);
         }
       } else {
         desired = input.patch(clone(old));
         this.checkKind(type, desired);
         const rv = desired.metadata!.resourceVersion;
         if (rv && rv !== old.metadata?.resourceVersion) {
-          throw conflict(
-            type.plural,
-            type.group,
-            name,
-            'the object has been modified; please apply your changes to the latest version and try again',
-          );
+          throw modified(type, name);
         }
         if (desired.metadata!.name !== undefined && desired.metadata!.name !== name) {
           throw badRequest(
@@ -299,20 +298,10 @@ export class ObjectService {
       });
       if (raced) {
         if ('body' in input && input.body.metadata?.resourceVersion) {
-          throw conflict(
-            type.plural,
-            type.group,
-            name,
-            'the object has been modified; please apply your changes to the latest version and try again',
-          );
+          throw modified(type, name);
         }
         if (attempt < MAX_INTERNAL_RETRIES) continue;
-        throw conflict(
-          type.plural,
-          type.group,
-          name,
-          'the object has been modified; please apply your changes to the latest version and try again',
-        );
+        throw modified(type, name);
       }
       if (finished) {
         this.onRemoved?.(type, next, undefined);
@@ -492,12 +481,7 @@ export class ObjectService {
       });
       if (raced) {
         if (attempt < MAX_INTERNAL_RETRIES) continue;
-        throw conflict(
-          type.plural,
-          type.group,
-          name,
-          'the object has been modified; please apply your changes to the latest version and try again',
-        );
+        throw modified(type, name);
       }
       if (removed) {
         this.onRemoved?.(type, old, options.propagationPolicy);

@@ -67,17 +67,20 @@ export class ApiHandler {
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
     let user: UserInfo | undefined;
     let code = 200;
+    const requested = {
+      verb: info.verb,
+      group: info.group,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+    };
     res.on('finish', () => {
       this.deps.audit.add({
         time: new Date().toISOString(),
         user: user?.username ?? 'system:anonymous',
         groups: user?.groups ?? [],
-        verb: info.verb,
-        group: info.group,
-        resource: info.resource,
-        subresource: info.subresource,
-        namespace: info.namespace,
-        name: info.name,
+        ...requested,
         path: url.pathname,
         code: res.statusCode ?? code,
       });
@@ -90,14 +93,7 @@ export class ApiHandler {
       );
       if (!user) throw unauthorized();
       const attrs: Attributes = info.isResourceRequest
-        ? {
-            verb: info.verb,
-            group: info.group,
-            resource: info.resource,
-            subresource: info.subresource,
-            namespace: info.namespace,
-            name: info.name,
-          }
+        ? requested
         : {
             verb: info.verb,
             group: '',
