@@ -25,10 +25,14 @@ beforeAll(async () => {
   const kc = kubeConfigFor(cp);
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   custom = kc.makeApiClient(CustomObjectsApi);
-  // The generic client sends the YAML's keys as they are (the typed one drops `x-kubernetes-*`).
-  const objects = KubernetesObjectApi.makeApiClient(kc);
-  for (const file of readdirSync(crdDir))
-    await objects.create(parse(readFileSync(join(crdDir, file), 'utf8')));
+  // Raw JSON: client-node's typed serialisers drop `default` and `x-kubernetes-*` schema keys.
+  for (const file of readdirSync(crdDir)) {
+    const body = JSON.stringify(parse(readFileSync(join(crdDir, file), 'utf8')));
+    expect(
+      (await rawRequest(cp, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body }))
+        .code,
+    ).toBe(201);
+  }
   await eventually(async () => {
     const crd = await ext.readCustomResourceDefinition({ name: `imagepulljobs.${group}` });
     return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');

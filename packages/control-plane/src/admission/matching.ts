@@ -74,3 +74,23 @@ export function selectorsMatch(
   }
   return true;
 }
+
+/** A metav1.LabelSelector written as a selector string (`a=b,c in (d)`), as Scale.status.selector is. */
+export function selectorMatchesToString(selector: any): string {
+  return labelSelectorRequirements(selector)
+    .map((r) => {
+      switch (r.operator) {
+        case '=':
+          return `${r.key}=${r.values[0]}`;
+        case 'in':
+          return `${r.key} in (${r.values.join(',')})`;
+        case 'notin':
+          return `${r.key} notin (${r.values.join(',')})`;
+        case 'exists':
+          return r.key;
+        default:
+          return `!${r.key}`;
+      }
+    })
+    .join(',');
+}

@@ -22,6 +22,7 @@ import type { HandlerDeps } from './handler.ts';
 import { sendJson } from './handler.ts';
 import { decodeBuiltinObject, decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { RequestInfo } from './request-info.ts';
+import { applyScale, toScale } from './scale.ts';
 import { toTable, wantsTable } from './table.ts';
 import { selectableFieldsOf, Watcher } from './watcher.ts';
 
@@ -129,6 +130,7 @@ export class ResourceHandler {
       case 'get': {
         if (info.subresource === 'token') throw methodNotAllowed('GET');
         const e = this.deps.objects.getEntry(type, info.namespace, info.name);
+        if (info.subresource === 'scale') return send(200, toScale(type, e.obj));
         if (wantsTable(req.headers.accept))
           return send(
             200,
@@ -150,6 +152,16 @@ export class ResourceHandler {
       }
       case 'update': {
         const body = parseJson(await readBody(req));
+        if (info.subresource === 'scale') {
+          const scaled = await this.deps.objects.update(
+            type,
+            info.namespace,
+            info.name,
+            { patch: (cur) => applyScale(type, cur, body) },
+            { ...options, subresource: '' },
+          );
+          return send(200, toScale(type, scaled));
+        }
         return send(200, await this.deps.objects.update(type, info.namespace, info.name, { body }, options));
       }
       case 'patch': {
@@ -157,21 +169,30 @@ export class ResourceHandler {
         if (!PATCH_TYPES.has(patchType)) throw unsupportedMediaType(patchType);
         const patch = parseJson(await readBody(req));
         if (
-          contentType !== 'application/json-patch+json' &&
+          patchType !== 'application/json-patch+json' &&
           (patch === null || typeof patch !== 'object' || Array.isArray(patch))
         ) {
           throw badRequest('the patch must be a JSON object');
         }
-        const apply = (cur: KubeObject): KubeObject => {
-          if (contentType === 'application/json-patch+json') return applyJsonPatch(cur, patch) as KubeObject;
-          if (contentType === 'application/merge-patch+json')
-            return applyMergePatch(cur, patch) as KubeObject;
-          if (type.crdName) throw unsupportedMediaType(contentType);
+        const patchDocument = (cur: KubeObject): KubeObject => {
+          if (patchType === 'application/json-patch+json') return applyJsonPatch(cur, patch) as KubeObject;
+          if (patchType === 'application/merge-patch+json') return applyMergePatch(cur, patch) as KubeObject;
+          if (type.crdName) throw unsupportedMediaType(patchType);
           return applyStrategicMergePatch(cur, patch);
         };
+        if (info.subresource === 'scale') {
+          const scaled = await this.deps.objects.update(
+            type,
+            info.namespace,
+            info.name,
+            { patch: (cur) => applyScale(type, cur, patchDocument(toScale(type, cur))) },
+            { ...options, subresource: '' },
+          );
+          return send(200, toScale(type, scaled));
+        }
         return send(
           200,
-          await this.deps.objects.update(type, info.namespace, info.name, { patch: apply }, options),
+          await this.deps.objects.update(type, info.namespace, info.name, { patch: patchDocument }, options),
         );
       }
       case 'delete': {

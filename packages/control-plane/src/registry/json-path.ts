@@ -32,3 +32,15 @@ export function readJsonPath(obj: unknown, path: string): unknown {
   }
   return node;
 }
+
+/** Sets the value at a simple JSONPath, creating objects on the way. */
+export function writeJsonPath(obj: Record<string, any>, path: string, value: unknown): void {
+  const steps = parseSimpleJsonPath(path);
+  let node: any = obj;
+  for (const step of steps.slice(0, -1)) {
+    if (node[step] === undefined || node[step] === null || typeof node[step] !== 'object') node[step] = {};
+    node = node[step];
+  }
+  const last = steps[steps.length - 1];
+  if (last !== undefined) node[last] = value;
+}
