@@ -1,0 +1,202 @@
+import type { KubeClient, KubeObject } from '../kube/client.ts';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
+import { Resources } from '../kube/resources.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
+import { parseDuration } from './duration.ts';
+import { certificatesUsable, createWebhookCertificates, type WebhookCertificates } from './pki.ts';
+
+const DAY = 24 * 3_600_000;
+
+/** Where the webhook certificates live and who gets their CA bundle. */
+export interface CertManagerOptions {
+  namespace: string;
+  serviceName: string;
+  secretName?: string;
+  mutatingConfigurations?: string[];
+  validatingConfigurations?: string[];
+  /** CRDs of this API group with a Webhook conversion strategy get the bundle too. */
+  crdGroup?: string;
+  caValidityMs?: number;
+  certValidityMs?: number;
+  /** Renew this long before expiry (default `CERTS_RENEW_BEFORE`, else 6 months). */
+  renewBeforeMs?: number;
+  /** How often to check (default 1 min). */
+  resyncMs?: number;
+  logger?: Logger;
+  /** Called whenever the serving certificate changes. */
+  onCertificates?: (certs: WebhookCertificates) => void;
+}
+
+/**
+ * Keeps a self-signed CA and the webhook's serving certificate in a Secret (`ca-cert.pem`,
+ * `ca-key.pem`, `tls.crt`, `tls.key`, plus `cert.pem`/`key.pem` as upstream), renews them before
+ * they expire, and writes the CA into the webhook configurations. Replicas converge: whoever
+ * writes the Secret first wins and the others adopt its certificates.
+ */
+export class CertManager {
+  private readonly client: KubeClient;
+  private readonly o: Required<Omit<CertManagerOptions, 'logger' | 'onCertificates' | 'crdGroup'>> &
+    Pick<CertManagerOptions, 'onCertificates' | 'crdGroup'>;
+  private readonly log: Logger;
+  private current: WebhookCertificates | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(client: KubeClient, options: CertManagerOptions) {
+    this.client = client;
+    const renewEnv = process.env.CERTS_RENEW_BEFORE;
+    this.o = {
+      secretName: 'kruise-webhook-certs',
+      mutatingConfigurations: [],
+      validatingConfigurations: [],
+      caValidityMs: 10 * 365 * DAY,
+      certValidityMs: 10 * 365 * DAY,
+      renewBeforeMs: renewEnv ? parseDuration(renewEnv) : 180 * DAY,
+      resyncMs: 60_000,
+      ...options,
+    };
+    this.log = (options.logger ?? silentLogger).child({
+      secret: `${options.namespace}/${this.o.secretName}`,
+    });
+  }
+
+  /** DNS names the serving certificate carries. */
+  get dnsNames(): string[] {
+    const { serviceName: s, namespace: n } = this.o;
+    return [`${s}.${n}.svc`, `${s}.${n}.svc.cluster.local`, `${s}.${n}`, s];
+  }
+
+  /** The certificates in use. */
+  get certificates(): WebhookCertificates | undefined {
+    return this.current;
+  }
+
+  /** Ensures usable certificates and CA bundles now, then re-checks every `resyncMs`. */
+  async start(): Promise<WebhookCertificates> {
+    const certs = await this.sync();
+    this.timer = setInterval(() => {
+      this.running = this.sync().catch((err) =>
+        this.log.warn({ err: (err as Error).message }, 'certificate sync failed'),
+      );
+    }, this.o.resyncMs);
+    this.timer.unref();
+    return certs;
+  }
+
+  /** Stops the periodic check. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass: certificates in the Secret, then the CA bundle in every configuration. */
+  async sync(): Promise<WebhookCertificates> {
+    const certs = await this.ensureSecret();
+    if (!this.current || this.current.cert !== certs.cert || this.current.key !== certs.key) {
+      this.current = certs;
+      this.o.onCertificates?.(certs);
+      this.log.info({}, 'serving certificate loaded');
+    }
+    await this.injectCaBundle(Buffer.from(certs.caCert).toString('base64'));
+    return certs;
+  }
+
+  private fromSecret(secret: KubeObject | undefined): WebhookCertificates | undefined {
+    const d = secret?.data ?? {};
+    const read = (k: string) => (d[k] ? Buffer.from(d[k], 'base64').toString('utf8') : '');
+    const certs = {
+      caCert: read('ca-cert.pem'),
+      caKey: read('ca-key.pem'),
+      cert: read('tls.crt') || read('cert.pem'),
+      key: read('tls.key') || read('key.pem'),
+    };
+    return certs.caCert && certs.caKey && certs.cert && certs.key ? certs : undefined;
+  }
+
+  private async ensureSecret(): Promise<WebhookCertificates> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      let secret: KubeObject | undefined;
+      try {
+        secret = await this.client.get(Resources.Secret, this.o.namespace, this.o.secretName);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+      const existing = this.fromSecret(secret);
+      if (existing && (await certificatesUsable(existing, this.dnsNames, this.o.renewBeforeMs)))
+        return existing;
+      const fresh = await createWebhookCertificates(
+        this.dnsNames,
+        this.o.caValidityMs,
+        this.o.certValidityMs,
+      );
+      const b64 = (s: string) => Buffer.from(s).toString('base64');
+      const data = {
+        'ca-cert.pem': b64(fresh.caCert),
+        'ca-key.pem': b64(fresh.caKey),
+        'tls.crt': b64(fresh.cert),
+        'tls.key': b64(fresh.key),
+        'cert.pem': b64(fresh.cert),
+        'key.pem': b64(fresh.key),
+      };
+      try {
+        if (secret) await this.client.update(Resources.Secret, { ...secret, data });
+        else
+          await this.client.create(Resources.Secret, {
+            metadata: { name: this.o.secretName, namespace: this.o.namespace },
+            type: 'Opaque',
+            data,
+          });
+        this.log.info({ reason: existing ? 'renewal' : 'missing' }, 'wrote new webhook certificates');
+        return fresh;
+      } catch (err) {
+        if (!isConflict(err) && !isAlreadyExists(err)) throw err;
+        // another replica wrote first: read again and adopt its certificates
+      }
+    }
+    throw new Error('could not settle the webhook certificates after 10 attempts');
+  }
+
+  private async injectCaBundle(caBundle: string): Promise<void> {
+    const configs = [
+      ...this.o.mutatingConfigurations.map((name) => [Resources.MutatingWebhookConfiguration, name] as const),
+      ...this.o.validatingConfigurations.map(
+        (name) => [Resources.ValidatingWebhookConfiguration, name] as const,
+      ),
+    ];
+    for (const [resource, name] of configs) {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        let config: KubeObject;
+        try {
+          config = await this.client.get(resource, undefined, name);
+        } catch (err) {
+          if (isNotFound(err)) break;
+          throw err;
+        }
+        const webhooks = (config.webhooks ?? []).map((w: any) => ({
+          ...w,
+          clientConfig: { ...w.clientConfig, caBundle },
+        }));
+        if (JSON.stringify(webhooks) === JSON.stringify(config.webhooks ?? [])) break;
+        try {
+          await this.client.update(resource, { ...config, webhooks });
+          break;
+        } catch (err) {
+          if (!isConflict(err)) throw err;
+        }
+      }
+    }
+    if (this.o.crdGroup) await this.injectConversionBundle(caBundle);
+  }
+
+  private async injectConversionBundle(caBundle: string): Promise<void> {
+    const crds = await this.client.listAll(Resources.CustomResourceDefinition);
+    for (const crd of crds.items) {
+      if (crd.spec?.group !== this.o.crdGroup || crd.spec?.conversion?.strategy !== 'Webhook') continue;
+      const clientConfig = crd.spec.conversion.webhook?.clientConfig ?? {};
+      if (clientConfig.caBundle === caBundle) continue;
+      await this.client.mergePatch(Resources.CustomResourceDefinition, undefined, crd.metadata?.name, {
+        spec: { conversion: { webhook: { clientConfig: { caBundle } } } },
+      });
+    }
+  }
+}

@@ -1,0 +1,146 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { type Logger, silentLogger } from '../log/logger.ts';
+import type { AdmissionHandler, AdmissionRequest } from './admission.ts';
+
+/** Largest AdmissionReview accepted (kube-apiserver's request limit is 3 MiB; objects fit in it). */
+export const MAX_REVIEW_BYTES = 7 * 1024 * 1024;
+
+/** Serving certificate and key, PEM. */
+export interface ServingCertificate {
+  cert: string;
+  key: string;
+}
+
+/**
+ * The admission webhook server: HTTPS, AdmissionReview v1 in and out, handlers by path. Malformed
+ * bodies, wrong content types and oversized bodies get 400 (or 413) and the process keeps serving;
+ * a handler that throws answers 500 for that request only. Certificates are swapped without a restart.
+ */
+export class WebhookServer {
+  private readonly handlers = new Map<string, AdmissionHandler>();
+  private server: Server | undefined;
+  private readonly log: Logger;
+  private started = false;
+  /** Requests answered, by path, for tests and metrics. */
+  readonly served = new Map<string, number>();
+
+  constructor(options: { logger?: Logger } = {}) {
+    this.log = (options.logger ?? silentLogger).child({ server: 'webhook' });
+  }
+
+  /** Registers a handler at a path. */
+  register(path: string, handler: AdmissionHandler): void {
+    this.handlers.set(path, handler);
+  }
+
+  /** Paths that have a handler. */
+  paths(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  /** Whether the server is listening. */
+  get isStarted(): boolean {
+    return this.started;
+  }
+
+  /** Starts serving with a certificate; resolves with the bound port. */
+  async listen(host: string, port: number, certificate: ServingCertificate): Promise<number> {
+    this.server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+      const reply = (code: number, body: unknown) => {
+        if (res.headersSent) return;
+        const text = JSON.stringify(body);
+        res.writeHead(code, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        });
+        res.end(text);
+      };
+      const fail = (code: number, message: string) => {
+        this.log.warn({ path: req.url, code, err: message }, 'rejected a malformed admission request');
+        reply(code, { error: message });
+      };
+      const path = (req.url ?? '/').split('?')[0]!;
+      const handler = this.handlers.get(path);
+      if (req.method !== 'POST') return fail(405, `method ${req.method} not allowed`);
+      if (!handler) return fail(404, `no webhook at ${path}`);
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (contentType !== 'application/json')
+        return fail(400, `contentType=${contentType}, expected application/json`);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let aborted = false;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_REVIEW_BYTES && !aborted) {
+          aborted = true;
+          fail(413, `request body too large: more than ${MAX_REVIEW_BYTES} bytes`);
+          req.destroy();
+        } else if (!aborted) chunks.push(c);
+      });
+      req.on('error', () => undefined);
+      req.on('end', () => {
+        if (aborted) return;
+        let review: any;
+        try {
+          review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          return fail(400, 'the request body is not valid JSON');
+        }
+        const request: AdmissionRequest | undefined = review?.request;
+        if (
+          review?.kind !== 'AdmissionReview' ||
+          !request ||
+          typeof request !== 'object' ||
+          typeof request.uid !== 'string'
+        ) {
+          return fail(400, 'the body is not an AdmissionReview with a request');
+        }
+        Promise.resolve()
+          .then(() => handler(request))
+          .then((response) => {
+            this.served.set(path, (this.served.get(path) ?? 0) + 1);
+            reply(200, {
+              apiVersion: review.apiVersion ?? 'admission.k8s.io/v1',
+              kind: 'AdmissionReview',
+              response: { ...response, uid: request.uid },
+            });
+          })
+          .catch((err) => {
+            this.log.error({ path, err: (err as Error)?.message ?? String(err) }, 'admission handler failed');
+            reply(200, {
+              apiVersion: 'admission.k8s.io/v1',
+              kind: 'AdmissionReview',
+              response: {
+                uid: request.uid,
+                allowed: false,
+                status: { code: 500, message: `internal error: ${(err as Error)?.message ?? String(err)}` },
+              },
+            });
+          });
+      });
+    });
+    this.server.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, host, () => resolve());
+    });
+    this.started = true;
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Swaps the serving certificate; new connections use it at once. */
+  setCertificate(certificate: ServingCertificate): void {
+    this.server?.setSecureContext({ cert: certificate.cert, key: certificate.key });
+  }
+
+  /** Stops serving. */
+  async close(): Promise<void> {
+    this.started = false;
+    if (!this.server) return;
+    await new Promise<void>((resolve) => {
+      this.server!.close(() => resolve());
+      this.server!.closeAllConnections();
+    });
+  }
+}
