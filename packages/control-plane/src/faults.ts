@@ -29,6 +29,11 @@ export class FaultInjector {
   /** Requests that were failed on purpose. */
   injected = 0;
 
+  /** Makes the next `count` requests of a resource with one of `verbs` fail with `code` (reads and watches too). */
+  failRequests(resource: string, count: number, code: number, verbs: string[], username?: string): void {
+    this.faults.push({ resource, remaining: count, code, verbs, ...(username ? { username } : {}) });
+  }
+
   /** Makes the next `count` writes of a resource fail with `code`. */
   failWrites(
     resource: string,
@@ -44,11 +49,11 @@ export class FaultInjector {
     this.faults = [];
   }
 
-  /** Throws the injected error if this write should fail. */
+  /** Throws the injected error if this request should fail. */
   check(verb: string, resource: string, username: string): void {
-    if (!WRITE_VERBS.has(verb)) return;
     for (const f of this.faults) {
       if (f.remaining <= 0) continue;
+      if (!f.verbs && !WRITE_VERBS.has(verb)) continue;
       if (f.resource !== '*' && f.resource !== resource) continue;
       if (f.username && f.username !== username) continue;
       if (f.verbs && !f.verbs.includes(verb)) continue;

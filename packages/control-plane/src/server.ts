@@ -164,6 +164,9 @@ export class ControlPlane {
       code: number,
       options?: { username?: string; verbs?: string[] },
     ): void => this.faultInjector.failWrites(resource, count, code, options),
+    /** Makes the next `count` requests of `resource` with one of `verbs` (e.g. `watch`, `list`) fail with `code`. */
+    failRequests: (resource: string, count: number, code: number, verbs: string[], username?: string): void =>
+      this.faultInjector.failRequests(resource, count, code, verbs, username),
     /** Removes injected write failures. */
     clear: (): void => this.faultInjector.clear(),
     /** How many requests failed on purpose so far. */

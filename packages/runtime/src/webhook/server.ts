@@ -74,8 +74,9 @@ export class WebhookServer {
         size += c.length;
         if (size > MAX_REVIEW_BYTES && !aborted) {
           aborted = true;
+          res.setHeader('connection', 'close');
           fail(413, `request body too large: more than ${MAX_REVIEW_BYTES} bytes`);
-          req.destroy();
+          chunks.length = 0;
         } else if (!aborted) chunks.push(c);
       });
       req.on('error', () => undefined);

@@ -1,0 +1,106 @@
+import type { ControlPlane } from '@kruise/control-plane';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowed, CertManager, type KubeClient, Resources, serialOf, WebhookServer } from '../src/index.ts';
+import { eventually, startEnv } from './env.ts';
+
+let cp: ControlPlane;
+let client: KubeClient;
+beforeAll(async () => {
+  ({ cp, client } = await startEnv());
+  await client.create(Resources.Namespace, { metadata: { name: 'kruise-system' } });
+});
+afterAll(() => cp.stop());
+
+const webhookConfig = (port: number) => ({
+  metadata: { name: 'kruise-validating-webhook-configuration' },
+  webhooks: [
+    {
+      name: 'v.kruise.io',
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      failurePolicy: 'Fail',
+      clientConfig: {
+        service: { name: 'kruise-webhook-service', namespace: 'kruise-system', path: '/validate' },
+      },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+    },
+  ],
+  port,
+});
+
+describe('CertManager', () => {
+  it('issues certificates into the Secret, patches caBundle, and rotates an expiring certificate without breaking clients', async () => {
+    const server = new WebhookServer();
+    server.register('/validate', () => allowed());
+    const manager = new CertManager(client, {
+      namespace: 'kruise-system',
+      serviceName: 'kruise-webhook-service',
+      validatingConfigurations: ['kruise-validating-webhook-configuration'],
+      certValidityMs: 4000,
+      caValidityMs: 4000,
+      renewBeforeMs: 2500,
+      resyncMs: 300,
+      onCertificates: (c) => server.setCertificate(c),
+    });
+    const first = await manager.sync();
+    const port = await server.listen('127.0.0.1', 0, first);
+    await client.create(Resources.Service, {
+      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
+      spec: { ports: [{ port: 443 }] },
+    });
+    await client.create(Resources.Endpoints, {
+      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
+      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }],
+    });
+    const { port: _p, ...config } = webhookConfig(port);
+    await client.create(Resources.ValidatingWebhookConfiguration, config);
+    await manager.start();
+    const secret = await client.get(Resources.Secret, 'kruise-system', 'kruise-webhook-certs');
+    expect(Object.keys(secret.data).sort()).toEqual([
+      'ca-cert.pem',
+      'ca-key.pem',
+      'cert.pem',
+      'key.pem',
+      'tls.crt',
+      'tls.key',
+    ]);
+    const stored = await client.get(
+      Resources.ValidatingWebhookConfiguration,
+      undefined,
+      'kruise-validating-webhook-configuration',
+    );
+    expect(stored.webhooks[0].clientConfig.caBundle).toBe(Buffer.from(first.caCert).toString('base64'));
+    await client.create(Resources.ConfigMap, { metadata: { name: 'through-hook-1', namespace: 'default' } });
+    await eventually(
+      () => manager.certificates && serialOf(manager.certificates.cert) !== serialOf(first.cert),
+      6000,
+    );
+    await eventually(async () => {
+      const c = await client.get(
+        Resources.ValidatingWebhookConfiguration,
+        undefined,
+        'kruise-validating-webhook-configuration',
+      );
+      return (
+        c.webhooks[0].clientConfig.caBundle === Buffer.from(manager.certificates!.caCert).toString('base64')
+      );
+    });
+    await client.create(Resources.ConfigMap, { metadata: { name: 'through-hook-2', namespace: 'default' } });
+    expect(server.served.get('/validate')).toBeGreaterThanOrEqual(2);
+    await manager.stop();
+    await server.close();
+  });
+
+  it('lets several replicas converge on one certificate', async () => {
+    const make = () =>
+      new CertManager(client, {
+        namespace: 'kruise-system',
+        serviceName: 'other-service',
+        secretName: 'shared-certs',
+      });
+    const results = await Promise.all([make().sync(), make().sync(), make().sync()]);
+    expect(new Set(results.map((r) => r.cert)).size).toBe(1);
+    const secret = await client.get(Resources.Secret, 'kruise-system', 'shared-certs');
+    expect(Buffer.from(secret.data['tls.crt'], 'base64').toString()).toBe(results[0]!.cert);
+  });
+});

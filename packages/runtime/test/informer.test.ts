@@ -1,0 +1,138 @@
+import type { ControlPlane } from '@kruise/control-plane';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Indexers,
+  Informer,
+  InformerFactory,
+  type KubeClient,
+  type KubeObject,
+  Resources,
+} from '../src/index.ts';
+import { eventually, sleep, startEnv } from './env.ts';
+
+let cp: ControlPlane;
+let client: KubeClient;
+beforeAll(async () => ({ cp, client } = await startEnv({ historyLimit: 100, bookmarkIntervalMs: 60_000 })));
+afterAll(() => cp.stop());
+
+const pod = (name: string, node: string, labels: Record<string, string> = {}) => ({
+  metadata: { name, namespace: 'inf', labels },
+  spec: { nodeName: node, containers: [{ name: 'c', image: 'x' }] },
+});
+
+describe('Informer', () => {
+  beforeAll(async () => {
+    await client.create(Resources.Namespace, { metadata: { name: 'inf' } });
+  });
+
+  it('lists, then follows adds, updates and deletes, with indexes kept in step', async () => {
+    await client.create(Resources.Pod, pod('a', 'n1'));
+    const informer = new Informer(client, { resource: Resources.Pod, namespace: 'inf' }).addIndex(
+      'node',
+      Indexers.nodeName,
+    );
+    const seen: string[] = [];
+    informer.addEventHandler({
+      add: (o) => seen.push(`add:${o.metadata?.name}`),
+      update: (_o, n) => seen.push(`update:${n.metadata?.name}`),
+      delete: (o) => seen.push(`delete:${o.metadata?.name}`),
+    });
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.hasSynced()).toBe(true);
+    await client.create(Resources.Pod, pod('b', 'n2'));
+    await client.mergePatch(Resources.Pod, 'inf', 'a', { metadata: { labels: { x: 'y' } } });
+    await client.delete(Resources.Pod, 'inf', 'b', { gracePeriodSeconds: 0 });
+    await eventually(() => seen.includes('delete:b'));
+    expect(seen).toEqual(['add:a', 'add:b', 'update:a', 'delete:b']);
+    expect(informer.byIndex('node', 'n1').map((p) => p.metadata?.name)).toEqual(['a']);
+    expect(informer.byIndex('node', 'n2')).toEqual([]);
+    expect(typeof informer.get('inf/a')?.metadata?.creationTimestamp).toBe('string');
+    await informer.stop();
+  });
+
+  it('survives a dropped watch and a 410 without losing an event', async () => {
+    const informer = new Informer(client, {
+      resource: Resources.ConfigMap,
+      namespace: 'inf',
+      minBackoffMs: 20,
+    });
+    const added = new Set<string>();
+    const deleted = new Set<string>();
+    informer.addEventHandler({
+      add: (o) => added.add(o.metadata!.name!),
+      delete: (o) => deleted.add(o.metadata!.name!),
+    });
+    informer.start();
+    await informer.waitForSync();
+    await client.create(Resources.ConfigMap, { metadata: { name: 'before', namespace: 'inf' } });
+    await eventually(() => added.has('before'));
+    cp.faults.dropWatches();
+    await client.create(Resources.ConfigMap, { metadata: { name: 'during-drop', namespace: 'inf' } });
+    await eventually(() => added.has('during-drop'));
+    // Keep the informer from reconnecting while changes happen and history is compacted:
+    // when it is let back in, its resourceVersion is gone (410) and it must relist.
+    const listsBefore = informer.stats.lists;
+    cp.faults.failRequests('/configmaps', Number.POSITIVE_INFINITY, 500, ['watch']);
+    cp.faults.dropWatches();
+    await client.create(Resources.ConfigMap, { metadata: { name: 'after-gone', namespace: 'inf' } });
+    await client.delete(Resources.ConfigMap, 'inf', 'before');
+    cp.faults.compactHistory();
+    await sleep(100);
+    cp.faults.clear();
+    await eventually(() => added.has('after-gone') && deleted.has('before'), 10_000);
+    expect(informer.stats.lists).toBeGreaterThan(listsBefore);
+    expect(informer.stats.relistsOnGone).toBeGreaterThan(0);
+    expect(
+      informer
+        .list()
+        .map((c) => c.metadata?.name)
+        .sort(),
+    ).toEqual(['after-gone', 'during-drop']);
+    await informer.stop();
+  });
+
+  it('restarts a watch that went quiet', async () => {
+    const informer = new Informer(client, {
+      resource: Resources.Secret,
+      namespace: 'inf',
+      staleAfterMs: 300,
+      minBackoffMs: 20,
+      maxBackoffMs: 100,
+    });
+    informer.start();
+    await informer.waitForSync();
+    await eventually(() => informer.stats.staleRestarts > 0 && informer.stats.watches > 1, 5000);
+    await informer.stop();
+  });
+
+  it('shares one informer per resource and selector', async () => {
+    const factory = new InformerFactory(client);
+    const a = factory.informerFor<KubeObject>({ resource: Resources.Pod, namespace: 'inf' });
+    const b = factory.informerFor<KubeObject>({ resource: Resources.Pod, namespace: 'inf' });
+    const c = factory.informerFor<KubeObject>({
+      resource: Resources.Pod,
+      namespace: 'inf',
+      labelSelector: 'x=y',
+    });
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
+    factory.start();
+    await factory.waitForCacheSync();
+    expect(c.list().map((p) => p.metadata?.name)).toEqual(['a']);
+    const late: string[] = [];
+    a.addEventHandler({ add: (o) => late.push(o.metadata!.name!) });
+    expect(late).toEqual(['a']);
+    await factory.stop();
+  });
+
+  it('filters by field selector', async () => {
+    await client.create(Resources.Pod, pod('on-n3', 'n3'));
+    const informer = new Informer(client, { resource: Resources.Pod, fieldSelector: 'spec.nodeName=n3' });
+    informer.start();
+    await informer.waitForSync();
+    await sleep(50);
+    expect(informer.list().map((p) => p.metadata?.name)).toEqual(['on-n3']);
+    await informer.stop();
+  });
+});
