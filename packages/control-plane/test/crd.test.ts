@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import {
   ApiextensionsV1Api,
   CustomObjectsApi,
-  KubernetesObjectApi,
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';

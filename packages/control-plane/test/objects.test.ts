@@ -1,10 +1,4 @@
-import {
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../src/index.ts';
 import { eventually, expectStatus, kubeConfigFor, rawRequest, startControlPlane } from './helpers.ts';

@@ -11,7 +11,7 @@ const CRD_RESOURCE = 'apiextensions.k8s.io/customresourcedefinitions';
 export class CrdController extends BuiltinController {
   constructor(deps: ControllerDeps) {
     super(deps);
-    const { store, registry } = deps;
+    const { store } = deps;
     store.subscribe(CRD_RESOURCE, {
       onChange: (e) => {
         this.unregister(e.prev);

@@ -12,7 +12,7 @@ export class NamespaceController extends BuiltinController {
 
   constructor(deps: ControllerDeps) {
     super(deps);
-    const { store, registry } = deps;
+    const { store } = deps;
     store.subscribe('*', {
       onChange: (e) => {
         const ns =

@@ -21,7 +21,10 @@ export interface ReconcileResult {
 }
 
 /** A level-based reconciler: reads the cache, moves the world toward the spec, throws to retry. */
-export type Reconciler = (ctx: ReconcileContext, key: string) => Promise<ReconcileResult | undefined | void>;
+export type Reconciler = (
+  ctx: ReconcileContext,
+  key: string,
+) => Promise<ReconcileResult | undefined> | Promise<void>;
 
 /** Options of a controller. */
 export interface ControllerOptions {

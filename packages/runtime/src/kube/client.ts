@@ -123,18 +123,25 @@ export class KubeClient {
   }
 
   /** GET one object. */
-  get<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T> {
+  get<T extends KubeObject = KubeObject>(
+    r: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T> {
     return this.request('GET', objectPath(r, namespace, name));
   }
 
   /** GET a list (one page unless `limit` is absent and the server returns everything). */
-  list<T extends KubeObject>(r: ResourceRef, options: ListOptions = {}): Promise<KubeList<T>> {
+  list<T extends KubeObject = KubeObject>(r: ResourceRef, options: ListOptions = {}): Promise<KubeList<T>> {
     const { namespace, continue: cont, ...rest } = options;
     return this.request('GET', collectionPath(r, namespace), { query: { ...rest, continue: cont } });
   }
 
   /** Lists every page. */
-  async listAll<T extends KubeObject>(r: ResourceRef, options: ListOptions = {}): Promise<KubeList<T>> {
+  async listAll<T extends KubeObject = KubeObject>(
+    r: ResourceRef,
+    options: ListOptions = {},
+  ): Promise<KubeList<T>> {
     const items: T[] = [];
     let cont: string | undefined;
     let resourceVersion: string | undefined;
@@ -148,7 +155,11 @@ export class KubeClient {
   }
 
   /** POST a new object. */
-  create<T extends KubeObject>(r: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  create<T extends KubeObject = KubeObject>(
+    r: ResourceRef,
+    obj: KubeObject,
+    options: WriteOptions = {},
+  ): Promise<T> {
     const body = { apiVersion: apiVersionOf(r), kind: r.kind, ...obj };
     return this.request('POST', collectionPath(r, obj.metadata?.namespace), {
       body,
@@ -157,7 +168,11 @@ export class KubeClient {
   }
 
   /** PUT an object (its resourceVersion guards against lost updates). */
-  update<T extends KubeObject>(r: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  update<T extends KubeObject = KubeObject>(
+    r: ResourceRef,
+    obj: KubeObject,
+    options: WriteOptions = {},
+  ): Promise<T> {
     return this.request('PUT', objectPath(r, obj.metadata?.namespace, obj.metadata?.name), {
       body: obj,
       query: writeQuery(options),
@@ -165,7 +180,11 @@ export class KubeClient {
   }
 
   /** PUT an object's status subresource. */
-  updateStatus<T extends KubeObject>(r: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  updateStatus<T extends KubeObject = KubeObject>(
+    r: ResourceRef,
+    obj: KubeObject,
+    options: WriteOptions = {},
+  ): Promise<T> {
     return this.request('PUT', objectPath(r, obj.metadata?.namespace, obj.metadata?.name, 'status'), {
       body: obj,
       query: writeQuery(options),
@@ -173,7 +192,7 @@ export class KubeClient {
   }
 
   /** A JSON merge patch of the object (or of a subresource such as `status`). */
-  mergePatch<T extends KubeObject>(
+  mergePatch<T extends KubeObject = KubeObject>(
     r: ResourceRef,
     namespace: string | undefined,
     name: string,
@@ -189,7 +208,7 @@ export class KubeClient {
   }
 
   /** A merge patch of the status subresource. */
-  mergePatchStatus<T extends KubeObject>(
+  mergePatchStatus<T extends KubeObject = KubeObject>(
     r: ResourceRef,
     namespace: string | undefined,
     name: string,
@@ -199,7 +218,7 @@ export class KubeClient {
   }
 
   /** A JSON (RFC 6902) patch. */
-  jsonPatch<T extends KubeObject>(
+  jsonPatch<T extends KubeObject = KubeObject>(
     r: ResourceRef,
     namespace: string | undefined,
     name: string,
