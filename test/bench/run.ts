@@ -1,8 +1,12 @@
 import { benchControlPlane } from './control-plane.bench.ts';
+import { benchRuntime } from './runtime.bench.ts';
 
 /** `pnpm bench`: every benchmark, printed side by side in one run. */
-const suites: [string, () => Promise<void>][] = [['control plane', benchControlPlane]];
-const only = process.argv[2];
+const suites: [string, () => Promise<void>][] = [
+  ['control plane', benchControlPlane],
+  ['controller kit', benchRuntime],
+];
+const only = process.argv.slice(2).find((a) => a !== '--');
 for (const [name, run] of suites) {
   if (only && !name.includes(only)) continue;
   console.log(`== ${name}`);

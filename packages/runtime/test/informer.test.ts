@@ -126,6 +126,15 @@ describe('Informer', () => {
     await factory.stop();
   });
 
+  it('stops promptly whenever it is stopped, even before its watch has opened', async () => {
+    const informer = new Informer(client, { resource: Resources.Pod, namespace: 'inf' });
+    informer.start();
+    await informer.waitForSync();
+    const started = Date.now();
+    await informer.stop();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('filters by field selector', async () => {
     await client.create(Resources.Pod, pod('on-n3', 'n3'));
     const informer = new Informer(client, { resource: Resources.Pod, fieldSelector: 'spec.nodeName=n3' });

@@ -48,6 +48,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   private synced = false;
   private running = false;
   private abort: AbortController | undefined;
+  /** Aborted by `stop()`: ends any watch or backoff in progress, whenever it started. */
+  private stopped = new AbortController();
   private lastActivity = Date.now();
   private timers: NodeJS.Timeout[] = [];
   private loop: Promise<void> | undefined;
@@ -110,6 +112,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopped = new AbortController();
     this.lastActivity = Date.now();
     const { relistPeriodMs, resyncPeriodMs, staleAfterMs } = this.options;
     if (relistPeriodMs > 0) this.timers.push(setInterval(() => this.requestRelist(), relistPeriodMs));
@@ -135,7 +138,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    this.abort?.abort();
+    this.stopped.abort();
     await this.loop;
   }
 
@@ -175,7 +178,7 @@ export class Informer<T extends KubeObject = KubeObject> {
             timeoutSeconds: 300 + Math.floor(Math.random() * 300),
           },
           (e) => this.onEvent(e),
-          this.abort.signal,
+          AbortSignal.any([this.abort.signal, this.stopped.signal]),
         );
         backoff = this.options.minBackoffMs;
       } catch (err) {
@@ -189,7 +192,13 @@ export class Informer<T extends KubeObject = KubeObject> {
         if ((err as Error).name === 'AbortError' || this.abort?.signal.aborted) continue;
         this.stats.restarts++;
         this.log.warn({ err: (err as Error).message, backoffms: backoff }, 'list or watch failed, retrying');
-        await new Promise((r) => setTimeout(r, backoff * (0.8 + Math.random() * 0.4)));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, backoff * (0.8 + Math.random() * 0.4));
+          this.stopped.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
         backoff = Math.min(backoff * 2, this.options.maxBackoffMs);
       }
     }
