@@ -91,6 +91,47 @@ describe('CertManager', () => {
     await server.close();
   });
 
+  it('writes the CA bundle into conversion webhooks of the group CRDs', async () => {
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: {
+        metadata: { name: 'things.apps.kruise.io' },
+        spec: {
+          group: 'apps.kruise.io',
+          scope: 'Namespaced',
+          names: { plural: 'things', kind: 'Thing' },
+          versions: [
+            {
+              name: 'v1alpha1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+          conversion: {
+            strategy: 'Webhook',
+            webhook: {
+              conversionReviewVersions: ['v1'],
+              clientConfig: {
+                service: { name: 'kruise-webhook-service', namespace: 'kruise-system', path: '/convert' },
+              },
+            },
+          },
+        },
+      },
+    });
+    const manager = new CertManager(client, {
+      namespace: 'kruise-system',
+      serviceName: 'conv-service',
+      secretName: 'conv-certs',
+      crdGroup: 'apps.kruise.io',
+    });
+    const certs = await manager.sync();
+    const crd = await client.get(Resources.CustomResourceDefinition, undefined, 'things.apps.kruise.io');
+    expect(crd.spec.conversion.webhook.clientConfig.caBundle).toBe(
+      Buffer.from(certs.caCert).toString('base64'),
+    );
+  });
+
   it('lets several replicas converge on one certificate', async () => {
     const make = () =>
       new CertManager(client, {

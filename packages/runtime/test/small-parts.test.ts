@@ -1,0 +1,81 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import {
+  createLogger,
+  Expectations,
+  objectKey,
+  parseDuration,
+  parseListenAddress,
+  splitKey,
+} from '../src/index.ts';
+
+describe('Expectations', () => {
+  it('is unsatisfied until the cache sees what the controller did, and expires', async () => {
+    const e = new Expectations(50);
+    expect(e.satisfied('ns/job')).toBe(true);
+    e.expectCreation('ns/job', 'ns/child-a');
+    e.expectDeletion('ns/job', 'ns/child-b');
+    expect(e.satisfied('ns/job')).toBe(false);
+    e.observeCreation('ns/job', 'ns/child-a');
+    expect(e.satisfied('ns/job')).toBe(false);
+    e.observeDeletion('ns/job', 'ns/child-b');
+    expect(e.satisfied('ns/job')).toBe(true);
+    e.expectCreation('ns/job', 'ns/child-c');
+    await new Promise((r) => setTimeout(r, 80));
+    expect(e.satisfied('ns/job')).toBe(true);
+  });
+});
+
+describe('logger', () => {
+  it('writes JSON lines with a constant message, lower-case keys and the level as a word', () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const log = createLogger({ name: 'kruise-manager', level: 'debug', destination: destination as never });
+    log.child({ controller: 'imagepulljob' }).info({ key: 'default/job' }, 'reconciled');
+    log.trace('hidden');
+    const entry = JSON.parse(lines[0]!);
+    expect(entry).toMatchObject({
+      level: 'info',
+      msg: 'reconciled',
+      controller: 'imagepulljob',
+      key: 'default/job',
+      component: 'kruise-manager',
+    });
+    expect(typeof entry.time).toBe('string');
+    expect(lines).toHaveLength(1);
+  });
+
+  it('takes its level from LOG_LEVEL', () => {
+    process.env.LOG_LEVEL = 'warn';
+    try {
+      expect(createLogger().level).toBe('warn');
+    } finally {
+      delete process.env.LOG_LEVEL;
+    }
+  });
+});
+
+describe('small helpers', () => {
+  it('keys objects as client-go does', () => {
+    expect(objectKey({ metadata: { namespace: 'ns', name: 'a' } })).toBe('ns/a');
+    expect(objectKey({ metadata: { name: 'node-1' } })).toBe('node-1');
+    expect(splitKey('ns/a')).toEqual({ namespace: 'ns', name: 'a' });
+    expect(splitKey('node-1')).toEqual({ namespace: '', name: 'node-1' });
+  });
+
+  it('parses listen addresses and Go durations', () => {
+    expect(parseListenAddress(':8080')).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(parseListenAddress('127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(parseListenAddress('0')).toBeUndefined();
+    expect(() => parseListenAddress(':http')).toThrow('invalid listen address ":http"');
+    expect(parseDuration('4320h')).toBe(4320 * 3_600_000);
+    expect(parseDuration('1h30m')).toBe(5_400_000);
+    expect(parseDuration('500ms')).toBe(500);
+    expect(() => parseDuration('soon')).toThrow('invalid duration "soon"');
+  });
+});
