@@ -17,12 +17,13 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Creates `count` ConfigMaps from `threads` client-node threads started together; returns writes per second. */
+/** Creates `count` ConfigMaps from `threads` client threads started together; returns writes per second. */
 async function writeRate(
   kubeconfigPath: string,
   round: number | string,
   threads: number,
   count = WRITES,
+  viaRuntime = false,
 ): Promise<number> {
   const workers = Array.from(
     { length: threads },
@@ -30,9 +31,10 @@ async function writeRate(
       new Worker(new URL('./write-worker.ts', import.meta.url), {
         workerData: {
           kubeconfigPath,
-          prefix: `w-${round}-${threads}-${t}`,
+          prefix: `w-${round}-${threads}-${t}-${viaRuntime ? 'r' : 'c'}`,
           count: count / threads,
           concurrency: CONCURRENCY / threads,
+          viaRuntime,
         },
         execArgv: ['--conditions=source'],
       }),
@@ -103,12 +105,14 @@ export async function benchControlPlane(): Promise<void> {
     const pid = cp.child.pid!;
     const cpuPerWrite: number[] = [];
     const single: number[] = [];
+    const ours: number[] = [];
     const rates: number[] = [];
     const p50s: number[] = [];
     const p99s: number[] = [];
     await writeRate(cp.kubeconfigPath, 'warmup', 2, 1000);
     for (let round = 0; round < ROUNDS; round++) {
       single.push(await writeRate(cp.kubeconfigPath, round, 1));
+      ours.push(await writeRate(cp.kubeconfigPath, round, 1, WRITES, true));
       const cpuBefore = cpuSeconds(pid);
       rates.push(await writeRate(cp.kubeconfigPath, round, 2));
       cpuPerWrite.push(((cpuSeconds(pid) - cpuBefore) / WRITES) * 1e6);
@@ -122,6 +126,7 @@ export async function benchControlPlane(): Promise<void> {
     );
     console.log(`  client-node, 1 client thread:  ${series(single)}`);
     console.log(`  client-node, 2 client threads: ${series(rates)}  goal >= 2000`);
+    console.log(`  runtime KubeClient (JSON over client-node's auth), 1 thread: ${series(ours)}`);
     const perWrite = median(cpuPerWrite);
     console.log(
       `  server CPU per write: median ${fmt(perWrite, 0)} µs [${cpuPerWrite.map((c) => fmt(c, 0)).join(', ')}] -> ${fmt(1e6 / perWrite, 0)} writes/s per core of server capacity`,

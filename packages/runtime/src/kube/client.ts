@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { type Dispatcher, fetch } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { withConnectionReuse } from './connection-reuse.ts';
 import { errorFor, KubeApiError } from './errors.ts';
 import { apiVersionOf, collectionPath, objectPath, type ResourceRef } from './resources.ts';
@@ -100,8 +100,8 @@ export class KubeClient {
   ): Promise<T> {
     const { url, headers, dispatcher } = await this.prepare(method, path, options.query);
     this.requestCount++;
-    const response = await fetch(url, {
-      method,
+    const response = await request(url, {
+      method: method as Dispatcher.HttpMethod,
       headers: {
         ...headers,
         accept: 'application/json',
@@ -111,14 +111,14 @@ export class KubeClient {
       dispatcher,
       signal: options.signal,
     });
-    const text = await response.text();
+    const text = await response.body.text();
     let parsed: any;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = { message: text.slice(0, 500) };
     }
-    if (response.status >= 400) throw errorFor(response.status, parsed ?? {});
+    if (response.statusCode >= 400) throw errorFor(response.statusCode, parsed ?? {});
     return parsed as T;
   }
 
