@@ -1,1 +1,4 @@
-export {};
+export * from './app.ts';
+export * from './deploy/webhook-configurations.ts';
+export * from './features.ts';
+export * from './options.ts';

@@ -1,0 +1,190 @@
+import type { ImageListPullJob, ImagePullJob, NodeImage } from '@kruise/api';
+import {
+  CertManager,
+  EventRecorder,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  Manager,
+  Resources,
+  WebhookServer,
+} from '@kruise/runtime';
+import { ImageListPullJobController } from './controllers/imagelistpulljob/controller.ts';
+import { ImagePullJobController } from './controllers/imagepulljob/controller.ts';
+import { SecretSync } from './controllers/imagepulljob/secrets.ts';
+import { NodeImageController } from './controllers/nodeimage/controller.ts';
+import { WEBHOOK_NAMES } from './deploy/webhook-configurations.ts';
+import type { ManagerOptions } from './options.ts';
+import { imageWebhookRoutes, registerRoutes } from './webhooks/paths.ts';
+
+/** Knobs tests turn (defaults are upstream's). */
+export interface AppTuning {
+  /** A NodeImage tag never reported is failed after this long (default 10 min). */
+  responseTimeoutMs?: number;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  identity?: string;
+  random?: () => number;
+}
+
+/** kruise-manager wired together: manager, informers, controllers, webhooks and their certificates. */
+export interface ManagerApp {
+  manager: Manager;
+  webhook: WebhookServer;
+  certs: CertManager;
+  webhookPort: number;
+  imagePullJobs: ImagePullJobController;
+  nodeImages: NodeImageController;
+  imageListPullJobs: ImageListPullJobController;
+  stop(): Promise<void>;
+}
+
+/** Builds and starts kruise-manager. */
+export async function startManager(
+  client: KubeClient,
+  options: ManagerOptions,
+  log: Logger,
+  tuning: AppTuning = {},
+): Promise<ManagerApp> {
+  const manager = new Manager({
+    client,
+    logger: log,
+    healthProbeAddr: options.healthProbeAddr,
+    metricsAddr: options.metricsAddr,
+    ...(options.enableLeaderElection
+      ? {
+          leaderElection: {
+            namespace: options.leaderElectionNamespace,
+            name: options.leaderElectionId,
+            ...(tuning.identity ? { identity: tuning.identity } : {}),
+            ...(tuning.leaseDurationMs ? { leaseDurationMs: tuning.leaseDurationMs } : {}),
+            ...(tuning.renewDeadlineMs ? { renewDeadlineMs: tuning.renewDeadlineMs } : {}),
+            ...(tuning.retryPeriodMs ? { retryPeriodMs: tuning.retryPeriodMs } : {}),
+          },
+        }
+      : {}),
+  });
+  const gates = options.featureGates;
+  const webhook = new WebhookServer({ logger: log });
+  registerRoutes(webhook, imageWebhookRoutes(gates));
+  const certs = new CertManager(client, {
+    namespace: options.webhookServiceNamespace,
+    serviceName: options.webhookServiceName,
+    secretName: WEBHOOK_NAMES.secret,
+    mutatingConfigurations: [WEBHOOK_NAMES.mutating],
+    validatingConfigurations: [WEBHOOK_NAMES.validating],
+    crdGroup: 'apps.kruise.io',
+    logger: log,
+    onCertificates: (c) => webhook.setCertificate(c),
+  });
+  let webhookPort = 0;
+  manager.add({
+    name: 'webhook',
+    start: async () => {
+      const c = await certs.start();
+      webhookPort = await webhook.listen(options.webhookHost || '0.0.0.0', options.webhookPort, c);
+    },
+    stop: async () => {
+      await certs.stop();
+      await webhook.close();
+    },
+  });
+  manager.addReadyzCheck('webhook', () => {
+    if (!webhook.isStarted) throw new Error('webhook server not started');
+  });
+  const recorder = new EventRecorder(client, 'kruise-manager', { logger: log });
+  const f = manager.informers;
+  const nodeImages = f.informerFor<NodeImage & KubeObject>({ resource: Resources.NodeImage });
+  const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: Resources.ImagePullJob });
+  const nodes = f.informerFor<KubeObject>({ resource: Resources.Node });
+  const pods = f.informerFor<KubeObject>({ resource: Resources.Pod });
+  const secrets = f.informerFor<KubeObject>({ resource: Resources.Secret });
+  const lists = f.informerFor<ImageListPullJob & KubeObject>({ resource: Resources.ImageListPullJob });
+  const daemonConfig = options.daemonConfigNamespace;
+  secrets.addIndex('sourceKey', (s) => {
+    const k =
+      s.metadata?.namespace === daemonConfig
+        ? s.metadata?.annotations?.['imagepulljobs.kruise.io/source-key']
+        : undefined;
+    return k ? [k] : [];
+  });
+  const secretSync = new SecretSync(
+    client,
+    {
+      source: (ns, name) => secrets.get(`${ns}/${name}`),
+      copyOf: (sourceKey) => secrets.byIndex('sourceKey', sourceKey)[0],
+      copies: () =>
+        secrets
+          .list()
+          .filter(
+            (s) =>
+              s.metadata?.namespace === daemonConfig &&
+              s.metadata?.annotations?.['imagepulljobs.kruise.io/source-key'],
+          ),
+    },
+    daemonConfig,
+    log,
+  );
+  const daemonOn = gates.enabled('KruiseDaemon');
+  const pullJobsOn = daemonOn && gates.enabled('ImagePullJobGate');
+  const imagePullJobs = new ImagePullJobController({
+    client,
+    jobs,
+    nodeImages,
+    pods,
+    secrets: secretSync,
+    sourceSecrets: secrets,
+    recorder,
+    workers: options.imagePullJobWorkers,
+    logger: log,
+    metrics: manager.metrics,
+    settings: {
+      defaultTtlSecondsForAlways: options.defaultTtlSecondsForAlwaysNodeImage,
+      random: tuning.random ?? Math.random,
+      now: () => new Date(),
+    },
+  });
+  const nodeImageController = new NodeImageController({
+    client,
+    nodes,
+    nodeImages,
+    jobs,
+    recorder,
+    creationDelayMs: options.nodeImageCreationDelayMs,
+    responseTimeoutMs: tuning.responseTimeoutMs ?? 10 * 60_000,
+    workers: options.nodeImageWorkers,
+    logger: log,
+    metrics: manager.metrics,
+  });
+  const imageListPullJobs = new ImageListPullJobController({
+    client,
+    lists,
+    jobs,
+    recorder,
+    workers: options.imageListPullJobWorkers,
+    logger: log,
+    metrics: manager.metrics,
+  });
+  if (daemonOn) manager.addController(nodeImageController.controller);
+  if (pullJobsOn) {
+    manager.addController(imagePullJobs.controller);
+    manager.addController(imageListPullJobs.controller);
+  }
+  await manager.start();
+  return {
+    manager,
+    webhook,
+    certs,
+    get webhookPort() {
+      return webhookPort;
+    },
+    imagePullJobs,
+    nodeImages: nodeImageController,
+    imageListPullJobs,
+    stop: async () => {
+      await manager.stop();
+      await recorder.flush();
+    },
+  };
+}

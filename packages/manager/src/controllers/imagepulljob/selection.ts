@@ -1,0 +1,34 @@
+import type { ImagePullJob, NodeImage } from '@kruise/api';
+import type { KubeObject } from '@kruise/runtime';
+import { labelSelectorMatches } from '../../labels.ts';
+
+/** Whether a pod is active and scheduled (podSelector jobs pull on its node). */
+export const activeScheduledPod = (pod: KubeObject) =>
+  Boolean(pod.spec?.nodeName) &&
+  !pod.metadata?.deletionTimestamp &&
+  !['Succeeded', 'Failed'].includes(pod.status?.phase);
+
+/**
+ * The NodeImages a job targets: by podSelector (nodes of active, scheduled pods in its namespace),
+ * by names, by label selector, or all of them (fake NodeImages included) when there is no selector.
+ */
+export function selectNodeImages(
+  job: ImagePullJob,
+  nodeImages: Map<string, NodeImage>,
+  pods: () => KubeObject[],
+): NodeImage[] {
+  const spec = job.spec;
+  if (spec?.podSelector) {
+    const nodes = new Set<string>();
+    for (const pod of pods()) {
+      if (pod.metadata?.namespace !== job.metadata?.namespace || !activeScheduledPod(pod)) continue;
+      if (labelSelectorMatches(spec.podSelector, pod.metadata?.labels)) nodes.add(pod.spec.nodeName);
+    }
+    return [...nodes].flatMap((n) => (nodeImages.has(n) ? [nodeImages.get(n)!] : []));
+  }
+  const selector = spec?.selector;
+  if (!selector) return [...nodeImages.values()];
+  if (selector.names?.length)
+    return selector.names.flatMap((n) => (nodeImages.has(n) ? [nodeImages.get(n)!] : []));
+  return [...nodeImages.values()].filter((ni) => labelSelectorMatches(selector, ni.metadata?.labels));
+}

@@ -1,0 +1,100 @@
+import type { ImageTagStatus, NodeImage, NodeImageStatus } from '@kruise/api';
+
+/** A tag the status pass failed, for events. */
+export interface FailedTag {
+  image: string;
+  tag: string;
+  message: string;
+  owners: { namespace?: string; name?: string; uid?: string }[];
+}
+
+/** Message when the daemon never reported a tag. */
+export const NOT_RESPONDED = 'node has not responded for a long time';
+/** Message when a pull ran past its deadline. */
+export const DEADLINE_EXCEEDED = 'pulling exceeds the activeDeadlineSeconds';
+
+const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * Upstream's NodeImage status pass: a tag with no status of its version `responseTimeoutMs` after
+ * createdAt fails ("node has not responded for a long time"); an unfinished tag past createdAt +
+ * activeDeadlineSeconds + the same grace fails ("pulling exceeds the activeDeadlineSeconds").
+ * Statuses not in the spec are pruned and counters recounted (`waiting` is the daemon's).
+ */
+export function statusPass(
+  ni: NodeImage,
+  now: number,
+  responseTimeoutMs: number,
+): { status: NodeImageStatus; failed: FailedTag[]; nextCheck?: number } {
+  const prev = ni.status ?? { desired: 0 };
+  const failed: FailedTag[] = [];
+  let nextCheck: number | undefined;
+  const imageStatuses: NonNullable<NodeImageStatus['imageStatuses']> = {};
+  let desired = 0;
+  let succeeded = 0;
+  let failedCount = 0;
+  let pulling = 0;
+  for (const [name, image] of Object.entries(ni.spec?.images ?? {})) {
+    const tags: ImageTagStatus[] = [];
+    for (const tag of image.tags ?? []) {
+      desired++;
+      const version = tag.version ?? 0;
+      let status = prev.imageStatuses?.[name]?.tags?.find(
+        (s) => s.tag === tag.tag && (s.version ?? 0) === version,
+      );
+      const created = Date.parse(tag.createdAt ?? '') || now;
+      const done = status?.phase === 'Succeeded' || status?.phase === 'Failed';
+      if (!status) {
+        const at = created + responseTimeoutMs;
+        if (at <= now) {
+          status = {
+            tag: tag.tag,
+            phase: 'Failed',
+            version,
+            completionTime: rfc3339(now),
+            message: NOT_RESPONDED,
+          };
+          failed.push({
+            image: name,
+            tag: tag.tag,
+            message: NOT_RESPONDED,
+            owners: tag.ownerReferences ?? [],
+          });
+        } else nextCheck = Math.min(nextCheck ?? at, at);
+      } else if (
+        !done &&
+        tag.pullPolicy?.activeDeadlineSeconds !== undefined &&
+        tag.pullPolicy.activeDeadlineSeconds !== null
+      ) {
+        const at = created + tag.pullPolicy.activeDeadlineSeconds * 1000 + responseTimeoutMs;
+        if (at <= now) {
+          status = { ...status, phase: 'Failed', completionTime: rfc3339(now), message: DEADLINE_EXCEEDED };
+          failed.push({
+            image: name,
+            tag: tag.tag,
+            message: DEADLINE_EXCEEDED,
+            owners: tag.ownerReferences ?? [],
+          });
+        } else nextCheck = Math.min(nextCheck ?? at, at);
+      }
+      const other = prev.imageStatuses?.[name]?.tags?.find((s) => s.tag === tag.tag && s !== status);
+      const kept = status ?? other;
+      if (kept) tags.push(kept);
+      if (status?.phase === 'Succeeded') succeeded++;
+      else if (status?.phase === 'Failed') failedCount++;
+      else if (status?.phase === 'Pulling') pulling++;
+    }
+    if (tags.length)
+      imageStatuses[name] = { tags: tags.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0)) };
+  }
+  const status: NodeImageStatus = {
+    ...prev,
+    desired,
+    succeeded,
+    failed: failedCount,
+    pulling,
+    ...(Object.keys(imageStatuses).length ? { imageStatuses } : {}),
+  };
+  if (!Object.keys(imageStatuses).length) delete status.imageStatuses;
+  return { status, failed, ...(nextCheck !== undefined ? { nextCheck } : {}) };
+}

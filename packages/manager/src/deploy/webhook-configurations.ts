@@ -1,0 +1,48 @@
+import { GROUP, VERSION } from '@kruise/api';
+import type { FeatureGates } from '../features.ts';
+import { imageWebhookRoutes } from '../webhooks/paths.ts';
+
+/** Names of kruise-manager's webhook objects, as upstream names them. */
+export const WEBHOOK_NAMES = {
+  service: 'kruise-webhook-service',
+  namespace: 'kruise-system',
+  secret: 'kruise-webhook-certs',
+  mutating: 'kruise-mutating-webhook-configuration',
+  validating: 'kruise-validating-webhook-configuration',
+};
+
+/** The two webhook configurations (without caBundle: kruise-manager patches it in at start). */
+export function webhookConfigurations(gates: FeatureGates, namespace = WEBHOOK_NAMES.namespace) {
+  const routes = imageWebhookRoutes(gates);
+  const webhook = (r: (typeof routes)[number]) => ({
+    name: `${r.mutating ? 'm' : 'v'}${r.kind.toLowerCase()}.kb.io`,
+    admissionReviewVersions: ['v1', 'v1beta1'],
+    sideEffects: 'None',
+    failurePolicy: 'Fail',
+    timeoutSeconds: 30,
+    clientConfig: { service: { name: WEBHOOK_NAMES.service, namespace, path: r.path, port: 443 } },
+    rules: [
+      {
+        apiGroups: [GROUP],
+        apiVersions: [VERSION],
+        operations: ['CREATE', 'UPDATE'],
+        resources: [r.plural],
+        scope: '*',
+      },
+    ],
+  });
+  return {
+    mutating: {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: WEBHOOK_NAMES.mutating },
+      webhooks: routes.filter((r) => r.mutating).map(webhook),
+    },
+    validating: {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: WEBHOOK_NAMES.validating },
+      webhooks: routes.filter((r) => !r.mutating).map(webhook),
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { parseDuration } from '@kruise/runtime';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type FeatureGates, parseFeatureGates } from './features.ts';
+
+/** Everything kruise-manager is started with. */
+export interface ManagerOptions {
+  kubeconfig?: string;
+  metricsAddr: string;
+  healthProbeAddr: string;
+  webhookPort: number;
+  webhookHost: string;
+  webhookServiceName: string;
+  webhookServiceNamespace: string;
+  enableLeaderElection: boolean;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  featureGates: FeatureGates;
+  nodeImageCreationDelayMs: number;
+  defaultTtlSecondsForAlwaysNodeImage: number;
+  imagePullJobWorkers: number;
+  imageListPullJobWorkers: number;
+  nodeImageWorkers: number;
+  crrWorkers: number;
+  daemonConfigNamespace: string;
+}
+
+const positiveInt = (name: string) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+  return Number(v);
+};
+
+const duration = (v: string) => {
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+};
+
+const bool = (v: string) => {
+  if (v !== 'true' && v !== 'false') throw new InvalidArgumentError(`must be true or false`);
+  return v === 'true';
+};
+
+/** The command-line interface; `parse` throws a CommanderError (exit code 2) for bad input. */
+export function buildCommand(): Command {
+  return new Command('kruise-manager')
+    .description(
+      'OpenKruise controllers and admission webhooks for NodeImage, ImagePullJob, ImageListPullJob and ContainerRecreateRequest',
+    )
+    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster configuration)')
+    .option('--metrics-addr <addr>', 'address the metrics endpoint binds to', ':8080')
+    .option('--health-probe-addr <addr>', 'address the health probes bind to', ':8000')
+    .option(
+      '--webhook-port <port>',
+      'port the webhook server listens on',
+      positiveInt('--webhook-port'),
+      Number(process.env.WEBHOOK_PORT ?? 9876),
+    )
+    .option('--webhook-host <host>', 'address the webhook server binds to (all interfaces when empty)', '')
+    .option(
+      '--webhook-service-name <name>',
+      'Service in front of the webhook server',
+      'kruise-webhook-service',
+    )
+    .option(
+      '--webhook-service-namespace <ns>',
+      'namespace of that Service (env POD_NAMESPACE)',
+      process.env.POD_NAMESPACE ?? 'kruise-system',
+    )
+    .addOption(
+      new Option('--enable-leader-election [bool]', 'elect one active replica through a Lease')
+        .default(true)
+        .argParser(bool),
+    )
+    .option(
+      '--leader-election-namespace <ns>',
+      'namespace of the leader election Lease',
+      process.env.POD_NAMESPACE ?? 'kruise-system',
+    )
+    .option('--leader-election-id <name>', 'name of the leader election Lease', 'kruise-manager')
+    .option('--feature-gates <gates>', 'comma-separated Gate=true|false pairs', '')
+    .option(
+      '--nodeimage-creation-delay <duration>',
+      'how long a Node must be Ready before it gets a NodeImage',
+      duration,
+      30_000,
+    )
+    .option(
+      '--default-ttlseconds-for-always-nodeimage <seconds>',
+      'extra TTL of NodeImage tags made by Always jobs (0..2678400)',
+      (v: string) => {
+        if (!/^\d+$/.test(v) || Number(v) > 31 * 24 * 3600)
+          throw new InvalidArgumentError('must be between 0 and 2678400');
+        return Number(v);
+      },
+      300,
+    )
+    .option(
+      '--imagepulljob-workers <n>',
+      'workers of the ImagePullJob controller',
+      positiveInt('--imagepulljob-workers'),
+      3,
+    )
+    .option(
+      '--imagelistpulljob-workers <n>',
+      'workers of the ImageListPullJob controller',
+      positiveInt('--imagelistpulljob-workers'),
+      3,
+    )
+    .option(
+      '--nodeimage-workers <n>',
+      'workers of the NodeImage controller',
+      positiveInt('--nodeimage-workers'),
+      3,
+    )
+    .option(
+      '--crr-workers <n>',
+      'workers of the ContainerRecreateRequest controller',
+      positiveInt('--crr-workers'),
+      3,
+    )
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+}
+
+/** Parses argv into options; throws a CommanderError (exitCode 2) with a clear message on bad input. */
+export function parseOptions(argv: string[]): ManagerOptions {
+  const cmd = buildCommand();
+  try {
+    cmd.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError && err.exitCode !== 0)
+      throw new CommanderError(2, err.code, err.message);
+    throw err;
+  }
+  const o = cmd.opts();
+  let featureGates: FeatureGates;
+  try {
+    featureGates = parseFeatureGates(o.featureGates);
+  } catch (err) {
+    throw new CommanderError(
+      2,
+      'kruise.featureGates',
+      `error: invalid argument for '--feature-gates': ${(err as Error).message}`,
+    );
+  }
+  return {
+    kubeconfig: o.kubeconfig,
+    metricsAddr: o.metricsAddr,
+    healthProbeAddr: o.healthProbeAddr,
+    webhookPort: o.webhookPort,
+    webhookHost: o.webhookHost,
+    webhookServiceName: o.webhookServiceName,
+    webhookServiceNamespace: o.webhookServiceNamespace,
+    enableLeaderElection: o.enableLeaderElection,
+    leaderElectionNamespace: o.leaderElectionNamespace,
+    leaderElectionId: o.leaderElectionId,
+    featureGates,
+    nodeImageCreationDelayMs: o.nodeimageCreationDelay,
+    defaultTtlSecondsForAlwaysNodeImage: o.defaultTtlsecondsForAlwaysNodeimage,
+    imagePullJobWorkers: o.imagepulljobWorkers,
+    imageListPullJobWorkers: o.imagelistpulljobWorkers,
+    nodeImageWorkers: o.nodeimageWorkers,
+    crrWorkers: o.crrWorkers,
+    daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
+  };
+}

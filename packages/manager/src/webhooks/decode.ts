@@ -1,0 +1,36 @@
+import { type AdmissionRequest, type AdmissionResponse, denied } from '@kruise/runtime';
+
+const isObject = (v: unknown): v is Record<string, any> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The request's object when it has the shape the handlers read (an object whose `spec`, if any,
+ * is an object), or a 400 denial with a decoding message as controller-runtime's decoder gives.
+ */
+export function decodeObject<T>(
+  request: AdmissionRequest,
+  kind: string,
+): { obj: T } | { response: AdmissionResponse } {
+  const obj = request.object;
+  if (!isObject(obj)) return { response: denied(400, `there is no content to decode`) };
+  if (obj.spec !== undefined && obj.spec !== null && !isObject(obj.spec)) {
+    return {
+      response: denied(
+        400,
+        `json: cannot unmarshal ${Array.isArray(obj.spec) ? 'array' : typeof obj.spec} into Go struct field ${kind}.spec of type v1alpha1.${kind}Spec`,
+      ),
+    };
+  }
+  if (obj.metadata !== undefined && !isObject(obj.metadata)) {
+    return {
+      response: denied(
+        400,
+        `json: cannot unmarshal ${typeof obj.metadata} into Go struct field ${kind}.metadata of type v1.ObjectMeta`,
+      ),
+    };
+  }
+  return { obj: obj as T };
+}
+
+/** 403 for a feature gate that is off, as upstream words it. */
+export const gateOff = (gate: string) => denied(403, `feature-gate ${gate} is not enabled`);
