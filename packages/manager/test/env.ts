@@ -1,0 +1,127 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NodeImage } from '@kruise/api';
+import { ControlPlane } from '@kruise/control-plane';
+import { KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { parse } from 'yaml';
+import {
+  type AppTuning,
+  type ManagerApp,
+  parseOptions,
+  startManager,
+  webhookConfigurations,
+} from '../src/index.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** A control plane with the Kruise CRDs, the namespaces and webhook configurations of deploy/, and kruise-manager running. */
+export async function startEnv(
+  flags: string[] = [],
+  tuning: AppTuning = {},
+): Promise<{ cp: ControlPlane; client: KubeClient; app: ManagerApp }> {
+  const cp = await ControlPlane.start({ bookmarkIntervalMs: 2000 });
+  const client = KubeClient.fromString(cp.kubeconfig());
+  for (const file of readdirSync(join(root, 'deploy/crds'))) {
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
+    });
+  }
+  for (const ns of ['kruise-system', 'kruise-daemon-config'])
+    await client.create(Resources.Namespace, { metadata: { name: ns } });
+  const options = parseOptions([
+    '--metrics-addr=127.0.0.1:0',
+    '--health-probe-addr=127.0.0.1:0',
+    '--webhook-host=127.0.0.1',
+    '--webhook-port=1',
+    '--enable-leader-election=false',
+    '--nodeimage-creation-delay=0s',
+    '--feature-gates=ImagePullJobGate=true',
+    ...flags,
+  ]);
+  options.webhookPort = 0;
+  const configs = webhookConfigurations(options.featureGates);
+  await client.create(Resources.MutatingWebhookConfiguration, configs.mutating);
+  await client.create(Resources.ValidatingWebhookConfiguration, configs.validating);
+  await client.create(Resources.Service, {
+    metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
+    spec: { ports: [{ port: 443, targetPort: 9876 }] },
+  });
+  const app = await startManager(client, options, silentLogger, tuning);
+  await client.create(Resources.Endpoints, {
+    metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
+    subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: app.webhookPort }] }],
+  });
+  return { cp, client, app };
+}
+
+/** Registers a Ready node (its NodeImage follows). */
+export async function addNode(
+  client: KubeClient,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<void> {
+  await client.create(Resources.Node, {
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+    status: {
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: new Date(Date.now() - 60_000).toISOString() },
+      ],
+    },
+  });
+}
+
+/** Plays the daemon: reports a phase for the current version of a tag on a node. */
+export async function report(
+  client: KubeClient,
+  node: string,
+  image: string,
+  tag: string,
+  phase: 'Pulling' | 'Succeeded' | 'Failed',
+  message?: string,
+): Promise<void> {
+  const ni = await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node);
+  const version = ni.spec?.images?.[image]?.tags.find((t) => t.tag === tag)?.version ?? 0;
+  const statuses = { ...(ni.status?.imageStatuses ?? {}) };
+  const others = (statuses[image]?.tags ?? []).filter((t) => t.tag !== tag);
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  statuses[image] = {
+    tags: [
+      ...others,
+      {
+        tag,
+        phase,
+        version,
+        startTime: now,
+        ...(phase !== 'Pulling' ? { completionTime: now, progress: 100 } : { progress: 10 }),
+        ...(message ? { message } : {}),
+      },
+    ],
+  };
+  await client.mergePatchStatus(Resources.NodeImage, undefined, node, {
+    status: { desired: ni.status?.desired ?? 0, imageStatuses: statuses },
+  });
+}
+
+/** Polls until `check` is truthy. */
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 8000,
+  intervalMs = 25,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
