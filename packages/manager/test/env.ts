@@ -114,7 +114,7 @@ export async function eventually<T>(
   for (;;) {
     try {
       const v = await check();
-      if (v) return v;
+      if (v) return v as NonNullable<T>;
     } catch (err) {
       last = err;
     }
