@@ -108,7 +108,7 @@ export async function eventually<T>(
   check: () => T | Promise<T>,
   timeoutMs = 8000,
   intervalMs = 25,
-): Promise<T> {
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

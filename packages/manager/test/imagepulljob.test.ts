@@ -111,7 +111,7 @@ describe('ImagePullJob', () => {
       ['web-1', 'node-b'],
       ['web-2', 'node-d'],
       ['other', 'node-a'],
-    ]) {
+    ] as const) {
       await client.create(Resources.Pod, {
         metadata: { name, namespace: 'default', labels: { app: name.startsWith('web') ? 'web' : 'x' } },
         spec: { nodeName: node, containers: [{ name: 'c', image: 'x' }] },
