@@ -76,7 +76,8 @@ export function applyJobTag(
   ni.spec ??= {};
   ni.spec.images ??= {};
   const before = JSON.stringify(ni.spec.images[image.name] ?? null);
-  const spec = (ni.spec.images[image.name] ??= { tags: [] });
+  ni.spec.images[image.name] ??= { tags: [] };
+  const spec = ni.spec.images[image.name]!;
   spec.tags ??= [];
   if (job.spec?.sandboxConfig) spec.sandboxConfig = structuredClone(job.spec.sandboxConfig);
   else delete spec.sandboxConfig;
@@ -108,7 +109,8 @@ export function applyJobTag(
     tag.imagePullPolicy = pullPolicy;
     tag.pullPolicy = mergePolicies(tag.pullPolicy, policy);
   }
-  const refs = (spec.pullSecrets ??= []);
+  spec.pullSecrets ??= [];
+  const refs = spec.pullSecrets;
   for (const s of secretRefs) {
     if (!refs.some((r) => r.namespace === s.namespace && r.name === s.name)) refs.push(s);
   }
