@@ -53,8 +53,12 @@ export function buildCommand(): Command {
     .option('--health-probe-addr <addr>', 'address the health probes bind to', ':8000')
     .option(
       '--webhook-port <port>',
-      'port the webhook server listens on',
-      positiveInt('--webhook-port'),
+      'port the webhook server listens on (0 picks a free one)',
+      (v: string) => {
+        if (!/^\d+$/.test(v) || Number(v) > 65535)
+          throw new InvalidArgumentError('--webhook-port must be a port number');
+        return Number(v);
+      },
       Number(process.env.WEBHOOK_PORT ?? 9876),
     )
     .option('--webhook-host <host>', 'address the webhook server binds to (all interfaces when empty)', '')

@@ -33,13 +33,12 @@ export async function startEnv(
     '--metrics-addr=127.0.0.1:0',
     '--health-probe-addr=127.0.0.1:0',
     '--webhook-host=127.0.0.1',
-    '--webhook-port=1',
+    '--webhook-port=0',
     '--enable-leader-election=false',
     '--nodeimage-creation-delay=0s',
     '--feature-gates=ImagePullJobGate=true',
     ...flags,
   ]);
-  options.webhookPort = 0;
   const configs = webhookConfigurations(options.featureGates);
   await client.create(Resources.MutatingWebhookConfiguration, configs.mutating);
   await client.create(Resources.ValidatingWebhookConfiguration, configs.validating);

@@ -41,6 +41,8 @@ export interface ImagePullJobDeps {
 const BY_IMAGE_TAG = 'imageTag';
 /** How long a NodeImage this controller wrote counts as synced before the cache shows it. */
 const PENDING_SYNC_MS = 60_000;
+/** NodeImages one reconcile updates at once. */
+const SYNC_CONCURRENCY = 16;
 
 /** The ImagePullJob controller: selects NodeImages, puts the tag on them within parallelism, reports status. */
 export class ImagePullJobController {
@@ -198,14 +200,19 @@ export class ImagePullJobController {
         .map(([n]) => n)
         .sort()
         .slice(0, Math.max(0, slots));
-      for (const node of candidates) {
-        await this.syncNodeImage(node, job, image, secretRefs);
-        const m = this.pending.get(key) ?? new Map<string, number>();
-        m.set(node, Date.now() + PENDING_SYNC_MS);
-        this.pending.set(key, m);
-        result.states.set(node, 'active');
-        result.status.active = (result.status.active ?? 0) + 1;
-      }
+      const m = this.pending.get(key) ?? new Map<string, number>();
+      this.pending.set(key, m);
+      let next = 0;
+      const worker = async () => {
+        while (next < candidates.length) {
+          const node = candidates[next++]!;
+          await this.syncNodeImage(node, job, image, secretRefs);
+          m.set(node, Date.now() + PENDING_SYNC_MS);
+          result.states.set(node, 'active');
+          result.status.active = (result.status.active ?? 0) + 1;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, candidates.length) }, worker));
     }
     if (JSON.stringify(result.status) !== JSON.stringify(job.status ?? {})) {
       await this.d.client.updateStatus(Resources.ImagePullJob, { ...job, status: result.status });
