@@ -1,10 +1,12 @@
 import { benchControlPlane } from './control-plane.bench.ts';
+import { benchManager } from './manager.bench.ts';
 import { benchRuntime } from './runtime.bench.ts';
 
 /** `pnpm bench`: every benchmark, printed side by side in one run. */
 const suites: [string, () => Promise<void>][] = [
   ['control plane', benchControlPlane],
   ['controller kit', benchRuntime],
+  ['kruise-manager', benchManager],
 ];
 const only = process.argv.slice(2).find((a) => a !== '--');
 for (const [name, run] of suites) {

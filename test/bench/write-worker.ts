@@ -16,7 +16,7 @@ const { kubeconfigPath, prefix, count, concurrency, viaRuntime } = workerData as
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath);
 const core = withConnectionReuse(kc).makeApiClient(CoreV1Api);
-const ours = viaRuntime ? new KubeClient(kc) : undefined;
+const ours = viaRuntime ? KubeClient.load(kubeconfigPath) : undefined;
 const create = (name: string, i: number) =>
   ours
     ? ours.create(Resources.ConfigMap, { metadata: { name, namespace: 'default' }, data: { i: String(i) } })

@@ -13,6 +13,7 @@ export * from './informer/informer.ts';
 export * from './informer/watch-stream.ts';
 export * from './kube/client.ts';
 export { withConnectionReuse } from './kube/connection-reuse.ts';
+export * from './kube/kubeconfig.ts';
 export * from './kube/errors.ts';
 export * from './kube/resources.ts';
 export * from './kube/retry.ts';
