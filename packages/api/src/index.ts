@@ -1,12 +1,58 @@
-export * from './crd.ts';
+/**
+ * What the manager and daemon use at run time: types (erased), well-known keys, defaults and
+ * image references. The TypeBox schemas and CRD rendering live behind `@kruise/api/schemas`, so
+ * loading this entry does not load TypeBox.
+ */
 export * from './defaults.ts';
-export { GENERATED_HEADER, renderCrdFiles } from './generate/crd-files.ts';
 export * from './group.ts';
 export * from './image-reference.ts';
 export * from './keys.ts';
-export * from './resources.ts';
-export * from './schema/common.ts';
-export * from './schema/containerrecreaterequest.ts';
-export * from './schema/imagelistpulljob.ts';
-export * from './schema/imagepulljob.ts';
-export * from './schema/nodeimage.ts';
+export type {
+  ContainerPort,
+  LabelSelector,
+  LabelSelectorRequirement,
+  ObjectMeta,
+  ObjectReference,
+  OwnerReference,
+  ProbeHandler,
+  PullPolicy,
+  SandboxConfig,
+} from './schema/common.ts';
+export type {
+  ContainerRecreateRequest,
+  ContainerRecreateRequestContainer,
+  ContainerRecreateRequestContainerContext,
+  ContainerRecreateRequestPhase,
+  ContainerRecreateRequestSpec,
+  ContainerRecreateRequestStatus,
+  ContainerRecreateRequestStrategy,
+  ContainerRecreateRequestSyncContainerStatus,
+  ContainerRecreateState,
+} from './schema/containerrecreaterequest.ts';
+export type {
+  FailedImageStatus,
+  ImageListPullJob,
+  ImageListPullJobSpec,
+  ImageListPullJobStatus,
+} from './schema/imagelistpulljob.ts';
+export type {
+  CompletionPolicy,
+  ImagePullJob,
+  ImagePullJobNodeSelector,
+  ImagePullJobPodSelector,
+  ImagePullJobSpec,
+  ImagePullJobStatus,
+  ImagePullJobTemplate,
+} from './schema/imagepulljob.ts';
+export type {
+  ImagePullPhase,
+  ImageSpec,
+  ImageStatus,
+  ImageTagPullPolicy,
+  ImageTagSpec,
+  ImageTagStatus,
+  NodeImage,
+  NodeImageSpec,
+  NodeImageStatus,
+  ReferenceObject,
+} from './schema/nodeimage.ts';

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildCustomResourceDefinition, KRUISE_RESOURCES, renderCrdFiles } from '../src/index.ts';
+import { buildCustomResourceDefinition, KRUISE_RESOURCES, renderCrdFiles } from '../src/schemas.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 

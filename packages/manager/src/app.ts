@@ -17,6 +17,41 @@ import { WEBHOOK_NAMES } from './deploy/webhook-configurations.ts';
 import type { ManagerOptions } from './options.ts';
 import { imageWebhookRoutes, registerRoutes } from './webhooks/paths.ts';
 
+/** The parts of a pod the image controllers read (podSelector jobs): the rest is not cached. */
+export function trimPod(pod: KubeObject): KubeObject {
+  const m = pod.metadata ?? {};
+  return {
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      deletionTimestamp: m.deletionTimestamp,
+      ownerReferences: m.ownerReferences,
+    },
+    spec: { nodeName: pod.spec?.nodeName },
+    status: { phase: pod.status?.phase },
+  };
+}
+
+/** The parts of a Node the NodeImage controller reads: labels and the Ready condition. */
+export function trimNode(node: KubeObject): KubeObject {
+  const m = node.metadata ?? {};
+  return {
+    metadata: {
+      name: m.name,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      deletionTimestamp: m.deletionTimestamp,
+    },
+    status: {
+      conditions: (node.status?.conditions ?? []).filter((c: { type?: string }) => c.type === 'Ready'),
+    },
+  };
+}
+
 /** Knobs tests turn (defaults are upstream's). */
 export interface AppTuning {
   /** A NodeImage tag never reported is failed after this long (default 10 min). */
@@ -97,8 +132,8 @@ export async function startManager(
   const f = manager.informers;
   const nodeImages = f.informerFor<NodeImage & KubeObject>({ resource: Resources.NodeImage });
   const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: Resources.ImagePullJob });
-  const nodes = f.informerFor<KubeObject>({ resource: Resources.Node });
-  const pods = f.informerFor<KubeObject>({ resource: Resources.Pod });
+  const nodes = f.informerFor<KubeObject>({ resource: Resources.Node, transform: trimNode });
+  const pods = f.informerFor<KubeObject>({ resource: Resources.Pod, transform: trimPod });
   const secrets = f.informerFor<KubeObject>({ resource: Resources.Secret });
   const lists = f.informerFor<ImageListPullJob & KubeObject>({ resource: Resources.ImageListPullJob });
   const daemonConfig = options.daemonConfigNamespace;

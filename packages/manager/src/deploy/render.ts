@@ -1,4 +1,4 @@
-import { GENERATED_HEADER } from '@kruise/api';
+import { GENERATED_HEADER } from '@kruise/api/schemas';
 import { stringify } from 'yaml';
 import { parseFeatureGates } from '../features.ts';
 import { webhookConfigurations } from './webhook-configurations.ts';

@@ -1,10 +1,4 @@
-import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
-
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-
-const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 
 /** The webhook certificates as kept in the Secret, PEM. */
 export interface WebhookCertificates {
@@ -14,90 +8,16 @@ export interface WebhookCertificates {
   key: string;
 }
 
-async function pem(key: webcrypto.CryptoKey): Promise<string> {
-  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key));
-  return `-----BEGIN PRIVATE KEY-----\n${der
-    .toString('base64')
-    .replace(/(.{64})/g, '$1\n')
-    .trimEnd()}\n-----END PRIVATE KEY-----\n`;
-}
-
-async function importKey(pemText: string): Promise<webcrypto.CryptoKey> {
-  const b64 = pemText.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
-  return webcrypto.subtle.importKey(
-    'pkcs8',
-    Buffer.from(b64, 'base64'),
-    { name: 'ECDSA', namedCurve: 'P-256' },
-    true,
-    ['sign'],
-  );
-}
-
-const serial = () =>
-  Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
-    .toString('hex')
-    .replace(/^[89a-f]/, '1');
-
-/** A new self-signed CA (CN `webhook-cert-ca`, ECDSA P-256, SHA-256). */
-export async function createCertificateAuthority(validityMs: number): Promise<{ cert: string; key: string }> {
-  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
-  const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(),
-    name: 'CN=webhook-cert-ca',
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + validityMs),
-    keys: keys as any,
-    signingAlgorithm: ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
-    ],
-  });
-  return { cert: cert.toString('pem'), key: await pem(keys.privateKey) };
-}
-
-/** A serving certificate for `dnsNames`, signed by the CA. */
-export async function createServingCertificate(
-  ca: { cert: string; key: string },
-  dnsNames: string[],
-  validityMs: number,
-): Promise<{ cert: string; key: string }> {
-  const caCert = new x509.X509Certificate(ca.cert);
-  const caKey = await importKey(ca.key);
-  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
-  const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: serial(),
-    subject: `CN=${dnsNames[0]}`,
-    issuer: caCert.subject,
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + validityMs),
-    signingKey: caKey as any,
-    publicKey: keys.publicKey as any,
-    signingAlgorithm: ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-        true,
-      ),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(dnsNames.map((value) => ({ type: 'dns' as const, value }))),
-    ],
-  });
-  return { cert: cert.toString('pem'), key: await pem(keys.privateKey) };
-}
-
-/** A new CA and serving certificate. */
+/**
+ * A new CA and serving certificate. The X.509 generator (@peculiar/x509) is loaded only here,
+ * when certificates are made, so a process that finds valid ones in its Secret never loads it.
+ */
 export async function createWebhookCertificates(
   dnsNames: string[],
   caValidityMs: number,
   certValidityMs: number,
 ): Promise<WebhookCertificates> {
+  const { createCertificateAuthority, createServingCertificate } = await import('./pki-generate.ts');
   const ca = await createCertificateAuthority(caValidityMs);
   const serving = await createServingCertificate(ca, dnsNames, certValidityMs);
   return { caCert: ca.cert, caKey: ca.key, cert: serving.cert, key: serving.key };
@@ -105,7 +25,8 @@ export async function createWebhookCertificates(
 
 /**
  * Whether the certificates can serve `dnsNames` for at least `renewBeforeMs` more: both parse,
- * the serving certificate names every DNS name, was signed by the CA, and neither expires soon.
+ * the serving certificate names every DNS name, was signed by the CA, neither expires soon, and
+ * the keys parse.
  */
 export async function certificatesUsable(
   certs: WebhookCertificates,
@@ -113,16 +34,14 @@ export async function certificatesUsable(
   renewBeforeMs: number,
 ): Promise<boolean> {
   try {
-    const ca = new x509.X509Certificate(certs.caCert);
-    const cert = new x509.X509Certificate(certs.cert);
+    const ca = new X509Certificate(certs.caCert);
+    const cert = new X509Certificate(certs.cert);
     const limit = Date.now() + renewBeforeMs;
-    if (ca.notAfter.getTime() <= limit || cert.notAfter.getTime() <= limit) return false;
-    const san = cert.getExtension(x509.SubjectAlternativeNameExtension);
-    const names = new Set((san?.names.items ?? []).map((n) => n.value));
-    if (!dnsNames.every((d) => names.has(d))) return false;
-    if (!(await cert.verify({ publicKey: await ca.publicKey.export(), signatureOnly: true }))) return false;
-    await importKey(certs.key);
-    await importKey(certs.caKey);
+    if (Date.parse(ca.validTo) <= limit || Date.parse(cert.validTo) <= limit) return false;
+    if (!dnsNames.every((d) => cert.checkHost(d, { wildcards: false }) === d)) return false;
+    if (!cert.verify(ca.publicKey)) return false;
+    createPrivateKey(certs.key);
+    createPrivateKey(certs.caKey);
     return true;
   } catch {
     return false;
@@ -131,5 +50,5 @@ export async function certificatesUsable(
 
 /** The serial number of a PEM certificate (to tell rotations apart). */
 export function serialOf(certPem: string): string {
-  return new x509.X509Certificate(certPem).serialNumber;
+  return new X509Certificate(certPem).serialNumber;
 }

@@ -28,6 +28,8 @@ export interface InformerOptions {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   logger?: Logger;
+  /** Trims each object before it is cached (keep only what the controllers read; saves memory). */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 /**
@@ -40,10 +42,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   private readonly handlers: EventHandler<T>[] = [];
   private readonly client: KubeClient;
   private readonly options: Required<
-    Omit<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'logger'>
+    Omit<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'logger' | 'transform'>
   > &
     Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>;
   private readonly log: Logger;
+  private readonly transform: ((obj: KubeObject) => KubeObject) | undefined;
   private resourceVersion = '';
   private synced = false;
   private running = false;
@@ -69,6 +72,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       ...options,
     };
     this.log = (options.logger ?? silentLogger).child({ resource: options.resource.plural });
+    this.transform = options.transform;
   }
 
   /** Adds an index over the cache. */
@@ -229,7 +233,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  private upsert(key: string, obj: T): void {
+  private upsert(key: string, raw: T): void {
+    const obj = (this.transform ? this.transform(raw) : raw) as T;
     const old = this.cache.set(key, obj);
     if (!old) for (const h of this.handlers) h.add?.(obj);
     else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)

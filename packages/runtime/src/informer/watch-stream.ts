@@ -1,5 +1,4 @@
-import { fetch } from 'undici';
-import type { KubeClient } from '../kube/client.ts';
+import { type KubeClient, readAll } from '../kube/client.ts';
 import { errorFor } from '../kube/errors.ts';
 
 /** One event of a watch. */
@@ -20,27 +19,20 @@ export async function streamWatch(
   onEvent: (event: WatchEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const { url, headers, dispatcher } = await client.prepare('GET', path, { ...query, watch: 'true' });
-  client.requestCount++;
-  const response = await fetch(url, {
-    headers: { ...headers, accept: 'application/json' },
-    dispatcher,
-    signal,
-  });
-  if (response.status !== 200) {
-    const text = await response.text();
+  const response = await client.open('GET', path, { query: { ...query, watch: 'true' }, signal });
+  if (response.statusCode !== 200) {
+    const text = await readAll(response);
     let status: any = {};
     try {
       status = JSON.parse(text);
     } catch {
       status = { message: text.slice(0, 500) };
     }
-    throw errorFor(response.status, status);
+    throw errorFor(response.statusCode ?? 0, status);
   }
-  if (!response.body) return;
   const decoder = new TextDecoder();
   let buffer = '';
-  for await (const chunk of response.body) {
+  for await (const chunk of response) {
     buffer += decoder.decode(chunk as Uint8Array, { stream: true });
     let newline = buffer.indexOf('\n');
     while (newline !== -1) {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { errorFor, KubeApiError } from './errors.ts';
 import { type ClusterAccess, inClusterAccess, parseKubeconfig } from './kubeconfig.ts';
 import { apiVersionOf, collectionPath, objectPath, type ResourceRef } from './resources.ts';
@@ -44,22 +45,25 @@ type Query = Record<string, string | number | boolean | undefined>;
  */
 export class KubeClient {
   readonly access: ClusterAccess;
-  private readonly dispatcher: Agent;
+  private readonly agent: HttpAgent;
+  private readonly secure: boolean;
   /** Requests made so far (for tests that count them). */
   requestCount = 0;
 
   constructor(access: ClusterAccess) {
     this.access = access;
-    this.dispatcher = new Agent({
-      connect: {
-        ...(access.ca ? { ca: access.ca } : {}),
-        ...(access.cert ? { cert: access.cert } : {}),
-        ...(access.key ? { key: access.key } : {}),
-        ...(access.tlsServerName ? { servername: access.tlsServerName } : {}),
-        rejectUnauthorized: !access.insecureSkipTlsVerify,
-      },
-      keepAliveTimeout: 60_000,
-    });
+    this.secure = access.server.startsWith('https:');
+    this.agent = this.secure
+      ? new HttpsAgent({
+          keepAlive: true,
+          maxSockets: 64,
+          ...(access.ca ? { ca: access.ca } : {}),
+          ...(access.cert ? { cert: access.cert } : {}),
+          ...(access.key ? { key: access.key } : {}),
+          ...(access.tlsServerName ? { servername: access.tlsServerName } : {}),
+          rejectUnauthorized: !access.insecureSkipTlsVerify,
+        })
+      : new HttpAgent({ keepAlive: true, maxSockets: 64 });
   }
 
   /** A client from a kubeconfig file, or from the in-cluster service account when `path` is absent. */
@@ -72,16 +76,43 @@ export class KubeClient {
     return new KubeClient(parseKubeconfig(text));
   }
 
-  /** Closes the connection pool. */
-  async close(): Promise<void> {
-    await this.dispatcher.close();
+  /** Closes idle connections. */
+  close(): void {
+    this.agent.destroy();
   }
 
-  /** Builds an authenticated request for a path. */
-  async prepare(_method: string, path: string, query?: Query): Promise<{ url: URL; headers: Record<string, string>; dispatcher: Dispatcher }> {
+  /**
+   * Opens a request and resolves with the response once its headers arrive (the body is left
+   * to the caller). Used for plain calls and for watch streams.
+   */
+  async open(
+    method: string,
+    path: string,
+    options: { query?: Query; body?: string; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<IncomingMessage> {
     const url = new URL(this.access.server + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
-    return { url, headers: await this.access.authHeaders(), dispatcher: this.dispatcher };
+    for (const [k, v] of Object.entries(options.query ?? {})) {
+      if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    }
+    const headers: Record<string, string | number> = {
+      ...(await this.access.authHeaders()),
+      accept: 'application/json',
+    };
+    if (options.body !== undefined) {
+      headers['content-type'] = options.contentType ?? 'application/json';
+      headers['content-length'] = Buffer.byteLength(options.body);
+    }
+    this.requestCount++;
+    const send = this.secure ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(
+        url,
+        { method, headers, agent: this.agent, ...(options.signal ? { signal: options.signal } : {}) },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(options.body);
+    });
   }
 
   /** Sends one request; resolves with the parsed body or throws a typed {@link KubeApiError}. */
@@ -90,27 +121,18 @@ export class KubeClient {
     path: string,
     options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal } = {},
   ): Promise<T> {
-    const { url, headers, dispatcher } = await this.prepare(method, path, options.query);
-    this.requestCount++;
-    const response = await request(url, {
-      method: method as Dispatcher.HttpMethod,
-      headers: {
-        ...headers,
-        accept: 'application/json',
-        ...(options.body !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
-      },
+    const response = await this.open(method, path, {
+      ...options,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      dispatcher,
-      signal: options.signal,
     });
-    const text = await response.body.text();
+    const text = await readAll(response);
     let parsed: any;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = { message: text.slice(0, 500) };
     }
-    if (response.statusCode >= 400) throw errorFor(response.statusCode, parsed ?? {});
+    if ((response.statusCode ?? 0) >= 400) throw errorFor(response.statusCode ?? 0, parsed ?? {});
     return parsed as T;
   }
 
@@ -238,6 +260,16 @@ export class KubeClient {
       body: { apiVersion: 'v1', kind: 'DeleteOptions', ...options },
     });
   }
+}
+
+/** Reads a response body as text. */
+export function readAll(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (c: Buffer) => chunks.push(c));
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.on('error', reject);
+  });
 }
 
 function writeQuery(options: WriteOptions): Query {

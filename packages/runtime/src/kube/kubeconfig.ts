@@ -45,14 +45,23 @@ function execToken(exec: any): () => Promise<Record<string, string>> {
   let expires = 0;
   return async () => {
     if (!token || Date.now() >= expires) {
-      const env = { ...process.env, ...Object.fromEntries((exec.env ?? []).map((e: any) => [e.name, e.value])) };
+      const env = {
+        ...process.env,
+        ...Object.fromEntries((exec.env ?? []).map((e: any) => [e.name, e.value])),
+      };
       const stdout = await new Promise<string>((resolve, reject) =>
-        execFile(exec.command, exec.args ?? [], { env, timeout: 30_000 }, (err, out) => (err ? reject(new Error(`exec credential plugin ${exec.command} failed: ${err.message}`)) : resolve(out))),
+        execFile(exec.command, exec.args ?? [], { env, timeout: 30_000 }, (err, out) =>
+          err
+            ? reject(new Error(`exec credential plugin ${exec.command} failed: ${err.message}`))
+            : resolve(out),
+        ),
       );
       const status = JSON.parse(stdout)?.status ?? {};
       if (!status.token) throw new Error(`exec credential plugin ${exec.command} returned no token`);
       token = status.token;
-      expires = status.expirationTimestamp ? Date.parse(status.expirationTimestamp) - 10_000 : Date.now() + 5 * 60_000;
+      expires = status.expirationTimestamp
+        ? Date.parse(status.expirationTimestamp) - 10_000
+        : Date.now() + 5 * 60_000;
     }
     return { authorization: `Bearer ${token}` };
   };
@@ -69,7 +78,8 @@ export function parseKubeconfig(text: string, contextName?: string): ClusterAcce
   const context = (config.contexts ?? []).find((c: any) => c.name === name)?.context;
   if (!context) throw new Error(`kubeconfig: context "${name ?? ''}" not found`);
   const cluster = (config.clusters ?? []).find((c: any) => c.name === context.cluster)?.cluster;
-  if (!cluster?.server) throw new Error(`kubeconfig: cluster "${context.cluster}" not found or has no server`);
+  if (!cluster?.server)
+    throw new Error(`kubeconfig: cluster "${context.cluster}" not found or has no server`);
   const user = (config.users ?? []).find((u: any) => u.name === context.user)?.user ?? {};
   let authHeaders: ClusterAccess['authHeaders'] = async () => ({});
   if (user.token) authHeaders = async () => ({ authorization: `Bearer ${user.token}` });
@@ -98,7 +108,10 @@ export function parseKubeconfig(text: string, contextName?: string): ClusterAcce
 export function inClusterAccess(dir = IN_CLUSTER_DIR): ClusterAccess {
   const host = process.env.KUBERNETES_SERVICE_HOST;
   const port = process.env.KUBERNETES_SERVICE_PORT;
-  if (!host || !port) throw new Error('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; pass --kubeconfig');
+  if (!host || !port)
+    throw new Error(
+      'not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; pass --kubeconfig',
+    );
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let namespace: string | undefined;
   try {
@@ -106,5 +119,10 @@ export function inClusterAccess(dir = IN_CLUSTER_DIR): ClusterAccess {
   } catch {
     namespace = undefined;
   }
-  return { server, ca: readFileSync(`${dir}/ca.crt`, 'utf8'), ...(namespace ? { namespace } : {}), authHeaders: fileToken(`${dir}/token`) };
+  return {
+    server,
+    ca: readFileSync(`${dir}/ca.crt`, 'utf8'),
+    ...(namespace ? { namespace } : {}),
+    authHeaders: fileToken(`${dir}/token`),
+  };
 }

@@ -1,0 +1,9 @@
+/** The TypeBox schemas, resource definitions and CRD rendering (build and test time). */
+export * from './crd.ts';
+export { GENERATED_HEADER, renderCrdFiles } from './generate/crd-files.ts';
+export * from './resources.ts';
+export * from './schema/common.ts';
+export * from './schema/containerrecreaterequest.ts';
+export * from './schema/imagelistpulljob.ts';
+export * from './schema/imagepulljob.ts';
+export * from './schema/nodeimage.ts';
