@@ -210,23 +210,33 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   private async relist(): Promise<void> {
     this.stats.lists++;
-    const list = await this.client.listAll<T>(this.options.resource, {
-      namespace: this.options.namespace,
-      ...this.query(),
-    });
-    this.lastActivity = Date.now();
+    // Page by page, so only one page of full objects is alive at a time (with a transform,
+    // the cache keeps the trimmed form and each page becomes garbage at once).
     const seen = new Set<string>();
-    for (const obj of list.items) {
-      const key = objectKey(obj);
-      seen.add(key);
-      this.upsert(key, obj);
-    }
+    let cont: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.client.list<T>(this.options.resource, {
+        namespace: this.options.namespace,
+        ...this.query(),
+        limit: 500,
+        continue: cont,
+      });
+      if (!resourceVersion) resourceVersion = page.metadata.resourceVersion ?? '';
+      for (const obj of page.items) {
+        const key = objectKey(obj);
+        seen.add(key);
+        this.upsert(key, obj);
+      }
+      cont = page.metadata.continue || undefined;
+    } while (cont);
+    this.lastActivity = Date.now();
     for (const key of [...this.cache.keys()]) {
       if (seen.has(key)) continue;
       const old = this.cache.delete(key)!;
       for (const h of this.handlers) h.delete?.(old);
     }
-    this.resourceVersion = list.metadata.resourceVersion ?? '';
+    this.resourceVersion = resourceVersion;
     if (!this.synced) {
       this.synced = true;
       for (const w of this.syncWaiters.splice(0)) w();
