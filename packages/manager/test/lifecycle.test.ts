@@ -151,6 +151,36 @@ describe('NodeImage status pass', () => {
   });
 });
 
+describe('NodeImage edge cases', () => {
+  it('keeps a fake NodeImage that has no Node', async () => {
+    await client.create(Resources.NodeImage, {
+      metadata: { name: 'fake-1', labels: { 'apps.kruise.io/fake-nodeimage': 'true' } },
+      spec: {},
+    });
+    await sleep(500);
+    expect((await nodeImage('fake-1')).metadata?.name).toBe('fake-1');
+  });
+
+  it('fails a tag still pulling past createdAt + activeDeadlineSeconds + the response grace', async () => {
+    await client.create(
+      Resources.ImagePullJob,
+      job('slow', {
+        image: 'slow:1',
+        selector: { names: ['n2'] },
+        pullPolicy: { timeoutSeconds: 1 },
+        completionPolicy: { type: 'Always', activeDeadlineSeconds: 1 },
+      }),
+    );
+    await eventually(() => tagOn('n2', 'slow', '1'));
+    await report(client, 'n2', 'slow', '1', 'Pulling');
+    const failed = await eventually(async () => {
+      const s = (await nodeImage('n2')).status?.imageStatuses?.slow?.tags?.[0];
+      return s?.phase === 'Failed' ? s : undefined;
+    }, 10_000);
+    expect(failed.message).toBe('pulling exceeds the activeDeadlineSeconds');
+  });
+});
+
 describe('ImageListPullJob', () => {
   it('creates a child per image, rolls their status up, recreates on template change, and cleans up', async () => {
     await client.create(Resources.ImageListPullJob, {
