@@ -126,7 +126,7 @@ export async function benchControlPlane(): Promise<void> {
     );
     console.log(`  client-node, 1 client thread:  ${series(single)}`);
     console.log(`  client-node, 2 client threads: ${series(rates)}  goal >= 2000`);
-    console.log(`  runtime KubeClient (JSON over client-node's auth), 1 thread: ${series(ours)}`);
+    console.log(`  runtime KubeClient (JSON over node:https), 1 thread: ${series(ours)}`);
     const perWrite = median(cpuPerWrite);
     console.log(
       `  server CPU per write: median ${fmt(perWrite, 0)} µs [${cpuPerWrite.map((c) => fmt(c, 0)).join(', ')}] -> ${fmt(1e6 / perWrite, 0)} writes/s per core of server capacity`,
