@@ -5,6 +5,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/setup/cri-stack.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

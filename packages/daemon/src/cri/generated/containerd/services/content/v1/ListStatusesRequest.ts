@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/containerd/content.proto
+
+
+export interface ListStatusesRequest {
+  'filters'?: (string)[];
+}
+
+export interface ListStatusesRequest__Output {
+  'filters': (string)[];
+}

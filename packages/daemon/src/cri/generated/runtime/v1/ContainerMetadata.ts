@@ -1,0 +1,12 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface ContainerMetadata {
+  'name'?: (string);
+  'attempt'?: (number);
+}
+
+export interface ContainerMetadata__Output {
+  'name': (string);
+  'attempt': (number);
+}

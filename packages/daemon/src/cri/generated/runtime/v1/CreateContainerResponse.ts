@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface CreateContainerResponse {
+  'containerId'?: (string);
+}
+
+export interface CreateContainerResponse__Output {
+  'containerId': (string);
+}

@@ -1,0 +1,14 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface DNSConfig {
+  'servers'?: (string)[];
+  'searches'?: (string)[];
+  'options'?: (string)[];
+}
+
+export interface DNSConfig__Output {
+  'servers': (string)[];
+  'searches': (string)[];
+  'options': (string)[];
+}

@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface FilesystemIdentifier {
+  'mountpoint'?: (string);
+}
+
+export interface FilesystemIdentifier__Output {
+  'mountpoint': (string);
+}

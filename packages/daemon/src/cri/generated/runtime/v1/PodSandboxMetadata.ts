@@ -1,0 +1,16 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface PodSandboxMetadata {
+  'name'?: (string);
+  'uid'?: (string);
+  'namespace'?: (string);
+  'attempt'?: (number);
+}
+
+export interface PodSandboxMetadata__Output {
+  'name': (string);
+  'uid': (string);
+  'namespace': (string);
+  'attempt': (number);
+}

@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface PullImageResponse {
+  'imageRef'?: (string);
+}
+
+export interface PullImageResponse__Output {
+  'imageRef': (string);
+}

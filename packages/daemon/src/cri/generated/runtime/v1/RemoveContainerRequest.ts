@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface RemoveContainerRequest {
+  'containerId'?: (string);
+}
+
+export interface RemoveContainerRequest__Output {
+  'containerId': (string);
+}

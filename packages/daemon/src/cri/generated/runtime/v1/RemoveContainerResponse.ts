@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface RemoveContainerResponse {
+}
+
+export interface RemoveContainerResponse__Output {
+}

@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface RunPodSandboxResponse {
+  'podSandboxId'?: (string);
+}
+
+export interface RunPodSandboxResponse__Output {
+  'podSandboxId': (string);
+}

@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface StartContainerRequest {
+  'containerId'?: (string);
+}
+
+export interface StartContainerRequest__Output {
+  'containerId': (string);
+}

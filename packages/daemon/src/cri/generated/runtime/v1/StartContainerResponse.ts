@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface StartContainerResponse {
+}
+
+export interface StartContainerResponse__Output {
+}

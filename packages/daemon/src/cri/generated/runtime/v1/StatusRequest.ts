@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface StatusRequest {
+  'verbose'?: (boolean);
+}
+
+export interface StatusRequest__Output {
+  'verbose': (boolean);
+}

@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface StopContainerResponse {
+}
+
+export interface StopContainerResponse__Output {
+}

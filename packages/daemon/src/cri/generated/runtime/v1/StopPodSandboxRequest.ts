@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface StopPodSandboxRequest {
+  'podSandboxId'?: (string);
+}
+
+export interface StopPodSandboxRequest__Output {
+  'podSandboxId': (string);
+}

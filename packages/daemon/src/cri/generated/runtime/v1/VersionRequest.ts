@@ -1,0 +1,10 @@
+// Original file: /work/main/proto/cri/api.proto
+
+
+export interface VersionRequest {
+  'version'?: (string);
+}
+
+export interface VersionRequest__Output {
+  'version': (string);
+}

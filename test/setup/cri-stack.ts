@@ -1,0 +1,45 @@
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+
+/**
+ * Vitest global setup: installs (when missing) and starts the real runtime stack the daemon tests
+ * use — a local registry with test images and containerd with CRI on a private socket — and stops
+ * exactly what it started when the run ends. Tests read `inject('criSocket')` and `inject('registry')`.
+ */
+const script = join(dirname(fileURLToPath(import.meta.url)), '../../packages/daemon/scripts/cri-stack.sh');
+const dir = `/tmp/kcs-${process.pid}`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let env: NodeJS.ProcessEnv;
+
+export async function setup(project: TestProject): Promise<void> {
+  env = { ...process.env, CRI_STACK_DIR: dir, REG_PORT: String(await freePort()), BIG_MB: '80' };
+  execFileSync('bash', [script, 'install'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('bash', [script, 'up'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  project.provide('criSocket', `${dir}/containerd/containerd.sock`);
+  project.provide('registry', `127.0.0.1:${env.REG_PORT}`);
+}
+
+export function teardown(): void {
+  execFileSync('bash', [script, 'down'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    criSocket: string;
+    registry: string;
+  }
+}
