@@ -42,7 +42,9 @@ export function generateProtoTypes(outDir: string): void {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
       else if (path.endsWith('.ts')) {
-        const text = readFileSync(path, 'utf8').replace(/from '(\.{1,2}\/[^']+)'/g, "from '$1.ts'");
+        const text = readFileSync(path, 'utf8')
+          .replace(/from '(\.{1,2}\/[^']+)'/g, "from '$1.ts'")
+          .replace(/^\/\/ Original file: .*\/proto\//gm, '// Original file: proto/');
         writeFileSync(path, text);
       }
     }

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/cri/api.proto
+// Original file: proto/cri/api.proto
 
 export const ContainerState = {
   CONTAINER_CREATED: 'CONTAINER_CREATED',

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/cri/api.proto
+// Original file: proto/cri/api.proto
 
 import type { ContainerStatus as _runtime_v1_ContainerStatus, ContainerStatus__Output as _runtime_v1_ContainerStatus__Output } from '../../runtime/v1/ContainerStatus.ts';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/cri/api.proto
+// Original file: proto/cri/api.proto
 
 import type { FilesystemUsage as _runtime_v1_FilesystemUsage, FilesystemUsage__Output as _runtime_v1_FilesystemUsage__Output } from '../../runtime/v1/FilesystemUsage.ts';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/cri/api.proto
+// Original file: proto/cri/api.proto
 
 import type { Image as _runtime_v1_Image, Image__Output as _runtime_v1_Image__Output } from '../../runtime/v1/Image.ts';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/cri/api.proto
+// Original file: proto/cri/api.proto
 
 import type { LinuxContainerSecurityContext as _runtime_v1_LinuxContainerSecurityContext, LinuxContainerSecurityContext__Output as _runtime_v1_LinuxContainerSecurityContext__Output } from '../../runtime/v1/LinuxContainerSecurityContext.ts';
 

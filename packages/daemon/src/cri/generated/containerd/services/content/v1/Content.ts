@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/containerd/content.proto
+// Original file: proto/containerd/content.proto
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'

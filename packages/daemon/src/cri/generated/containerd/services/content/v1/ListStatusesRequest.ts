@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/containerd/content.proto
+// Original file: proto/containerd/content.proto
 
 
 export interface ListStatusesRequest {

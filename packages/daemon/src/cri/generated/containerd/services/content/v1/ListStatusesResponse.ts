@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/containerd/content.proto
+// Original file: proto/containerd/content.proto
 
 import type { Status as _containerd_services_content_v1_Status, Status__Output as _containerd_services_content_v1_Status__Output } from '../../../../containerd/services/content/v1/Status.ts';
 

@@ -1,4 +1,4 @@
-// Original file: /work/main/proto/containerd/content.proto
+// Original file: proto/containerd/content.proto
 
 import type { Timestamp as _google_protobuf_Timestamp, Timestamp__Output as _google_protobuf_Timestamp__Output } from '../../../../google/protobuf/Timestamp.ts';
 import type { Long } from '@grpc/proto-loader';
