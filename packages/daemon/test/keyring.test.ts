@@ -4,9 +4,9 @@ import { DockerKeyring, InvalidPullSecretError } from '../src/auth/keyring.ts';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const secret = (name: string, auths: Record<string, unknown>, legacy = false) => ({
   metadata: { namespace: 'kruise-daemon-config', name },
-  data: legacy
+  data: (legacy
     ? { '.dockercfg': b64(JSON.stringify(auths)) }
-    : { '.dockerconfigjson': b64(JSON.stringify({ auths })) },
+    : { '.dockerconfigjson': b64(JSON.stringify({ auths })) }) as Record<string, string>,
 });
 
 describe('DockerKeyring', () => {

@@ -27,11 +27,9 @@ function parseKey(key: string): { host: string; port: string; path: string } {
   const colon = hostPort.lastIndexOf(':');
   const host = colon === -1 ? hostPort : hostPort.slice(0, colon);
   const port = colon === -1 ? '' : hostPort.slice(colon + 1);
-  return {
-    host: host === 'index.docker.io' || host === 'registry-1.docker.io' ? 'docker.io' : host,
-    port,
-    path,
-  };
+  const hub = host === 'index.docker.io' || host === 'registry-1.docker.io' || host === 'docker.io';
+  // Docker Hub keys are written `https://index.docker.io/v1/`: the API version is not a repository path.
+  return { host: hub ? 'docker.io' : host, port, path: hub && /^v[12]$/.test(path) ? '' : path };
 }
 
 function hostMatches(pattern: string, host: string): boolean {
