@@ -1,0 +1,165 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NodeImage } from '@kruise/api';
+import { ControlPlane } from '@kruise/control-plane';
+import { EventRecorder, KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import { CriClient } from '../src/cri/client.ts';
+import { ImagePuller } from '../src/imagepuller/puller.ts';
+import { CriImageService } from '../src/runtime/cri-image-service.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const registry = inject('registry');
+let cp: ControlPlane;
+let client: KubeClient;
+let cri: CriClient;
+
+beforeAll(async () => {
+  cp = await ControlPlane.start();
+  client = KubeClient.fromString(cp.kubeconfig());
+  for (const file of readdirSync(join(root, 'deploy/crds'))) {
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
+    });
+  }
+  cri = new CriClient(inject('criSocket'));
+});
+afterAll(async () => {
+  cri.close();
+  await cp.stop();
+});
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const tag = (t: string, version = 0, policy: Record<string, number> = {}) => ({
+  tag: t,
+  version,
+  createdAt: now(),
+  imagePullPolicy: 'Always',
+  pullPolicy: { timeoutSeconds: 30, backoffLimit: 1, ttlSecondsAfterFinished: 3600, ...policy },
+});
+
+async function startPuller(
+  node: string,
+  images: Record<string, unknown>,
+  extra: Partial<ConstructorParameters<typeof ImagePuller>[0]> = {},
+) {
+  await client.create(Resources.NodeImage, { metadata: { name: node }, spec: { images } });
+  const puller = new ImagePuller({
+    node,
+    client,
+    images: new CriImageService(cri, 'containerd', 50),
+    recorder: new EventRecorder(client, 'kruise-daemon-imagepuller'),
+    log: silentLogger,
+    maxWorkers: 0,
+    maxWorkersPerRegistry: 0,
+    statusUpdateIntervalMs: 100,
+    backoff: { initialMs: 50, maxMs: 200 },
+    ...extra,
+  });
+  puller.start();
+  return puller;
+}
+
+const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, n);
+async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+const tagStatus = async (n: string, image: string, t: string) =>
+  (await nodeImage(n)).status?.imageStatuses?.[image]?.tags?.find((s) => s.tag === t);
+
+describe('ImagePuller on containerd', () => {
+  it('pulls a tag and reports Succeeded with the image ID the runtime has', async () => {
+    const image = `${registry}/busybox`;
+    await cri.removeImage(`${image}:v1`);
+    const puller = await startPuller('p-ok', { [image]: { tags: [tag('v1')] } });
+    const done = await until(async () => {
+      const s = await tagStatus('p-ok', image, 'v1');
+      return s?.phase === 'Succeeded' ? s : undefined;
+    });
+    const runtime = await cri.imageStatus(`${image}:v1`);
+    expect(done).toMatchObject({ progress: 100, version: 0, imageID: `${image}@${runtime.image?.id}` });
+    expect((await nodeImage('p-ok')).status).toMatchObject({
+      desired: 1,
+      succeeded: 1,
+      failed: 0,
+      pulling: 0,
+    });
+    await puller.stop();
+  });
+
+  it('reports rising progress while a large image is pulled', async () => {
+    const image = `${registry}/big`;
+    await cri.removeImage(`${image}:v1`);
+    const seen = new Set<number>();
+    const watcher = setInterval(async () => {
+      const s = await tagStatus('p-big', image, 'v1').catch(() => undefined);
+      if (s?.phase === 'Pulling' && s.progress !== undefined) seen.add(s.progress);
+    }, 20);
+    const puller = await startPuller(
+      'p-big',
+      { [image]: { tags: [tag('v1')] } },
+      { images: new CriImageService(cri, 'containerd', 25), statusUpdateIntervalMs: 50 },
+    );
+    await until(
+      async () => ((await tagStatus('p-big', image, 'v1'))?.phase === 'Succeeded' ? true : undefined),
+      60_000,
+    );
+    clearInterval(watcher);
+    expect([...seen].some((p) => p > 0 && p < 100)).toBe(true);
+    await puller.stop();
+  });
+
+  it('fails a missing image after backoffLimit + 1 attempts with the runtime message and an event', async () => {
+    const image = `${registry}/missing`;
+    const puller = await startPuller('p-missing', {
+      [image]: { tags: [{ ...tag('v1'), ownerReferences: [] }] },
+    });
+    const failed = await until(async () => {
+      const s = await tagStatus('p-missing', image, 'v1');
+      return s?.phase === 'Failed' ? s : undefined;
+    });
+    expect(failed.message).toMatch(/^rpc error: code = NOT_FOUND desc = failed to pull and unpack image/);
+    expect((await nodeImage('p-missing')).status?.failed).toBe(1);
+    await puller.stop();
+  });
+
+  it('stops a worker when its tag leaves the spec, and pulls again on a version bump', async () => {
+    const image = `${registry}/busybox`;
+    const puller = await startPuller('p-change', { [image]: { tags: [tag('v2')] } });
+    await until(async () =>
+      (await tagStatus('p-change', image, 'v2'))?.phase === 'Succeeded' ? true : undefined,
+    );
+    const ni = await nodeImage('p-change');
+    await client.update(Resources.NodeImage, {
+      ...ni,
+      spec: { images: { [image]: { tags: [tag('v2', 1)] } } },
+    });
+    const again = await until(async () => {
+      const s = await tagStatus('p-change', image, 'v2');
+      return s?.version === 1 && s.phase === 'Succeeded' ? s : undefined;
+    });
+    expect(again.version).toBe(1);
+    const ni2 = await nodeImage('p-change');
+    await client.update(Resources.NodeImage, { ...ni2, spec: { images: {} } });
+    await until(async () => ((await nodeImage('p-change')).status?.desired === 0 ? true : undefined));
+    expect((await nodeImage('p-change')).status?.imageStatuses).toBeUndefined();
+    expect(puller.activeWorkers).toBe(0);
+    await puller.stop();
+  });
+
+  it('never runs more pulls at once than --max-workers-for-pull-image', async () => {
+    const tags = Array.from({ length: 6 }, (_, i) => tag(`t${i}`, 0, { backoffLimit: 0 }));
+    const puller = await startPuller('p-cap', { [`${registry}/capped`]: { tags } }, { maxWorkers: 2 });
+    await until(async () => ((await nodeImage('p-cap')).status?.failed === 6 ? true : undefined));
+    expect(puller.peakConcurrency).toBe(2);
+    await puller.stop();
+  });
+});
