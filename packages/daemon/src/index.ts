@@ -1,1 +1,5 @@
-export {};
+export * from './app.ts';
+export * from './cri/client.ts';
+export * from './cri/discovery.ts';
+export * from './cri/errors.ts';
+export * from './options.ts';

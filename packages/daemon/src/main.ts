@@ -1,0 +1,41 @@
+import { createLogger, KubeClient } from '@kruise/runtime';
+import { CommanderError } from 'commander';
+import { startDaemon } from './app.ts';
+import { parseDaemonOptions } from './options.ts';
+
+/** `pnpm run daemon -- --node-name N [flags]`: kruise-daemon. */
+async function main(): Promise<void> {
+  let options: ReturnType<typeof parseDaemonOptions>;
+  try {
+    options = parseDaemonOptions(process.argv.slice(2).filter((a) => a !== '--'));
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) process.exit(0);
+      if (err.code.startsWith('kruise.')) process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger({ name: 'kruise-daemon' }).child({ node: options.nodeName });
+  const client = KubeClient.load(options.kubeconfig);
+  let app: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    app = await startDaemon(client, options, log);
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'kruise-daemon could not start');
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  log.info({ port: app.port }, 'kruise-daemon started');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    void app.stop().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+await main();

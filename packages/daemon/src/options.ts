@@ -1,0 +1,81 @@
+import { parseDuration } from '@kruise/runtime';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+
+/** Everything kruise-daemon is started with. */
+export interface DaemonOptions {
+  nodeName: string;
+  kubeconfig?: string;
+  runtimeEndpoint?: string;
+  hostRunDir: string;
+  addr: string;
+  maxWorkersForPullImage: number;
+  maxWorkersPerRegistry: number;
+  statusUpdateIntervalMs: number;
+  configNamespace: string;
+}
+
+const int = (name: string) => (v: string) => {
+  if (!/^-?\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be an integer`);
+  return Number(v);
+};
+
+/** Parses argv; throws a CommanderError with exit code 2 and a clear message on bad input. */
+export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): DaemonOptions {
+  const cmd = new Command('kruise-daemon')
+    .description('Pulls images and recreates containers on this node for OpenKruise')
+    .option('--node-name <name>', 'this node (env NODE_NAME)', env.NODE_NAME)
+    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster configuration)')
+    .option(
+      '--runtime-endpoint <endpoint>',
+      'CRI socket, e.g. unix:///run/containerd/containerd.sock (default: discover under --host-run-dir)',
+    )
+    .option('--host-run-dir <dir>', "where the host's /var/run is mounted", '/hostvarrun')
+    .option('--addr <addr>', 'address of /healthz and /metrics', ':10221')
+    .option(
+      '--max-workers-for-pull-image <n>',
+      'pulls at once on this node (-1: unlimited)',
+      int('--max-workers-for-pull-image'),
+      -1,
+    )
+    .option(
+      '--max-workers-per-registry <n>',
+      'pulls at once from one registry (0: unlimited)',
+      int('--max-workers-per-registry'),
+      0,
+    )
+    .option(
+      '--status-update-interval <duration>',
+      'at most one NodeImage status write per this interval',
+      (v: string) => {
+        try {
+          return parseDuration(v);
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message);
+        }
+      },
+      2000,
+    )
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    cmd.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError && err.exitCode !== 0)
+      throw new CommanderError(2, err.code, err.message);
+    throw err;
+  }
+  const o = cmd.opts();
+  if (!o.nodeName)
+    throw new CommanderError(2, 'kruise.nodeName', 'error: --node-name (or env NODE_NAME) is required');
+  return {
+    nodeName: o.nodeName,
+    kubeconfig: o.kubeconfig,
+    runtimeEndpoint: o.runtimeEndpoint,
+    hostRunDir: o.hostRunDir,
+    addr: o.addr,
+    maxWorkersForPullImage: o.maxWorkersForPullImage,
+    maxWorkersPerRegistry: o.maxWorkersPerRegistry,
+    statusUpdateIntervalMs: o.statusUpdateInterval,
+    configNamespace: env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
+  };
+}
