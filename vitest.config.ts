@@ -1,14 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({
+const shared = {
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
+};
+
+export default defineConfig({
+  ...shared,
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/setup/cri-stack.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      {
+        ...shared,
+        test: {
+          name: 'kruise',
+          include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['packages/daemon/test/**'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
+          // Real containerd and registry: one stack for the run, files one at a time (they share images).
+          name: 'daemon',
+          include: ['packages/daemon/test/**/*.test.ts'],
+          globalSetup: ['test/setup/cri-stack.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

@@ -31,6 +31,7 @@ export async function setup(project: TestProject): Promise<void> {
   execFileSync('bash', [script, 'up'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   project.provide('criSocket', `${dir}/containerd/containerd.sock`);
   project.provide('registry', `127.0.0.1:${env.REG_PORT}`);
+  project.provide('criStackDir', dir);
 }
 
 export function teardown(): void {
@@ -41,5 +42,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     criSocket: string;
     registry: string;
+    criStackDir: string;
   }
 }

@@ -76,15 +76,19 @@ build_images() {  # OCI images by hand: tar layers + sha256sum + JSON, pushed wi
   cp /bin/busybox "$R/bin/busybox"
   for a in $("$R/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$R/bin/$a"; done
   echo 'root:x:0:0:root:/root:/bin/sh' >"$R/etc/passwd"; echo 'root:x:0:' >"$R/etc/group"
-  local BASEL L1 L2 LB
+  local BASEL L1 L2 LB LB2
   BASEL=$(layer "$R")
   for v in v1 v2; do mkdir -p "$W/rootfs-$v/etc"; echo "$v" >"$W/rootfs-$v/etc/image-version"; done
   L1=$(layer "$W/rootfs-v1"); L2=$(layer "$W/rootfs-v2")
   mkdir -p "$W/rootfs-big/data"; head -c "$((BIG_MB * 1024 * 1024))" /dev/urandom >"$W/rootfs-big/data/random.bin"
   LB=$(layer "$W/rootfs-big"); rm -rf "$W/rootfs-big"
+  # a second large image with its own bytes, so tests running at once do not share its blobs
+  mkdir -p "$W/rootfs-big2/data"; head -c "$((BIG_MB * 1024 * 1024))" /dev/urandom >"$W/rootfs-big2/data/random.bin"
+  LB2=$(layer "$W/rootfs-big2"); rm -rf "$W/rootfs-big2"
   image busybox:v1 "$BASEL" "$L1"
   image busybox:v2 "$BASEL" "$L2"
   image big:v1 "$BASEL" "$LB"
+  image big2:v1 "$BASEL" "$LB2"
   ENTRY='["/bin/sleep"]' CMD='["infinity"]' image pause:v1 "$BASEL"   # CRI sandbox_image
   rm -rf "$W/blobs"
 }

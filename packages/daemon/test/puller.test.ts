@@ -96,7 +96,7 @@ describe('ImagePuller on containerd', () => {
   });
 
   it('reports rising progress while a large image is pulled', async () => {
-    const image = `${registry}/big`;
+    const image = `${registry}/big2`;
     await cri.removeImage(`${image}:v1`);
     const seen = new Set<number>();
     const watcher = setInterval(async () => {

@@ -1,0 +1,120 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NodeImage } from '@kruise/api';
+import { ControlPlane } from '@kruise/control-plane';
+import { EventRecorder, KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import { CriClient } from '../src/cri/client.ts';
+import { ImagePuller } from '../src/imagepuller/puller.ts';
+import { CriImageService } from '../src/runtime/cri-image-service.ts';
+import { type PrivateRegistry, startPrivateRegistry } from './private-registry.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+let cp: ControlPlane;
+let client: KubeClient;
+let cri: CriClient;
+let reg: PrivateRegistry;
+
+beforeAll(async () => {
+  cp = await ControlPlane.start();
+  client = KubeClient.fromString(cp.kubeconfig());
+  for (const file of readdirSync(join(root, 'deploy/crds'))) {
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
+    });
+  }
+  await client.create(Resources.Namespace, { metadata: { name: 'kruise-daemon-config' } });
+  cri = new CriClient(inject('criSocket'));
+  reg = await startPrivateRegistry(
+    inject('criStackDir'),
+    `${inject('registry')}/busybox:v1`,
+    'puller',
+    's3cret-pw',
+  );
+});
+afterAll(async () => {
+  cri.close();
+  await reg.stop();
+  await cp.stop();
+});
+
+const dockerconfig = (host: string, user: string, pw: string) => ({
+  '.dockerconfigjson': Buffer.from(
+    JSON.stringify({
+      auths: { [`https://${host}`]: { auth: Buffer.from(`${user}:${pw}`).toString('base64') } },
+    }),
+  ).toString('base64'),
+});
+
+async function pullWith(node: string, secretName: string) {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  await client.create(Resources.NodeImage, {
+    metadata: { name: node },
+    spec: {
+      images: {
+        [`${reg.host}/private`]: {
+          pullSecrets: [{ namespace: 'kruise-daemon-config', name: secretName }],
+          tags: [
+            {
+              tag: 'v1',
+              version: 0,
+              createdAt: now,
+              imagePullPolicy: 'Always',
+              pullPolicy: { timeoutSeconds: 20, backoffLimit: 0, ttlSecondsAfterFinished: 600 },
+            },
+          ],
+        },
+      },
+    },
+  });
+  const puller = new ImagePuller({
+    node,
+    client,
+    images: new CriImageService(cri, 'containerd'),
+    recorder: new EventRecorder(client, 'kruise-daemon-imagepuller'),
+    log: silentLogger,
+    maxWorkers: 0,
+    maxWorkersPerRegistry: 0,
+    statusUpdateIntervalMs: 100,
+    backoff: { initialMs: 50, maxMs: 100 },
+  });
+  puller.start();
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ni = await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node);
+    const s = ni.status?.imageStatuses?.[`${reg.host}/private`]?.tags?.[0];
+    if (s?.phase === 'Succeeded' || s?.phase === 'Failed') {
+      await puller.stop();
+      return s;
+    }
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('private registry', () => {
+  it('pulls with the right secret from the daemon config namespace', async () => {
+    await client.create(Resources.Secret, {
+      metadata: { name: 'good', namespace: 'kruise-daemon-config' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: dockerconfig(reg.host, 'puller', 's3cret-pw'),
+    });
+    const status = await pullWith('auth-good', 'good');
+    expect(status.phase).toBe('Succeeded');
+    await cri.removeImage(`${reg.host}/private:v1`);
+  });
+
+  it('fails with a wrong password, without falling back to an anonymous pull', async () => {
+    await client.create(Resources.Secret, {
+      metadata: { name: 'bad', namespace: 'kruise-daemon-config' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: dockerconfig(reg.host, 'puller', 'wrong'),
+    });
+    const status = await pullWith('auth-bad', 'bad');
+    expect(status.phase).toBe('Failed');
+    expect(status.message).toMatch(/unauthorized|401/i);
+    expect(status.message).not.toContain('wrong');
+  });
+});
