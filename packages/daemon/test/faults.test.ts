@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NodeImage } from '@kruise/api';
+import { ControlPlane } from '@kruise/control-plane';
+import { EventRecorder, KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import { CriClient } from '../src/cri/client.ts';
+import { ImagePuller } from '../src/imagepuller/puller.ts';
+import { CriImageService } from '../src/runtime/cri-image-service.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const registry = inject('registry');
+const stackDir = inject('criStackDir');
+let cp: ControlPlane;
+let client: KubeClient;
+let cri: CriClient;
+
+beforeAll(async () => {
+  cp = await ControlPlane.start();
+  client = KubeClient.fromString(cp.kubeconfig());
+  for (const file of readdirSync(join(root, 'deploy/crds'))) {
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
+    });
+  }
+  cri = new CriClient(inject('criSocket'));
+});
+afterAll(async () => {
+  cri.close();
+  await cp.stop();
+});
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const spec = (image: string, tag: string, backoffLimit: number) => ({
+  images: {
+    [image]: {
+      tags: [
+        {
+          tag,
+          version: 0,
+          createdAt: now(),
+          imagePullPolicy: 'Always',
+          pullPolicy: { timeoutSeconds: 20, backoffLimit, ttlSecondsAfterFinished: 600 },
+        },
+      ],
+    },
+  },
+});
+const status = async (node: string, image: string) =>
+  (await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node)).status?.imageStatuses?.[
+    image
+  ]?.tags?.[0];
+async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('faults around a pull', () => {
+  it('converges after the daemon is killed mid-pull and restarted: nothing stays Pulling', async () => {
+    const image = `${registry}/big`;
+    await cri.removeImage(`${image}:v1`);
+    await client.create(Resources.NodeImage, { metadata: { name: 'f-restart' }, spec: spec(image, 'v1', 2) });
+    writeFileSync(join(stackDir, 'daemon-kubeconfig'), cp.kubeconfig());
+    const startDaemon = (): ChildProcess =>
+      spawn(
+        process.execPath,
+        [
+          '--conditions=source',
+          join(root, 'packages/daemon/src/main.ts'),
+          '--node-name=f-restart',
+          `--kubeconfig=${join(stackDir, 'daemon-kubeconfig')}`,
+          `--runtime-endpoint=unix://${inject('criSocket')}`,
+          '--addr=0',
+          '--status-update-interval=50ms',
+        ],
+        { stdio: 'ignore' },
+      );
+    const first = startDaemon();
+    await until(async () => ((await status('f-restart', image))?.phase === 'Pulling' ? true : undefined));
+    const killed = new Promise((r) => first.once('exit', r));
+    first.kill('SIGKILL');
+    await killed;
+    expect((await status('f-restart', image))?.phase).toBe('Pulling');
+    const second = startDaemon();
+    const done = await until(async () => {
+      const s = await status('f-restart', image);
+      return s?.phase === 'Succeeded' ? s : undefined;
+    });
+    expect(done.progress).toBe(100);
+    const exited = new Promise((r) => second.once('exit', r));
+    second.kill('SIGTERM');
+    await exited;
+  });
+
+  it('retries a bounded number of times while the registry is down, reports Failed, and succeeds on a version bump once it is back', async () => {
+    const pidFile = join(stackDir, 'registry/pid');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    process.kill(pid, 'SIGSTOP');
+    const image = `${registry}/busybox`;
+    await cri.removeImage(`${image}:v2`);
+    await client.create(Resources.NodeImage, {
+      metadata: { name: 'f-registry' },
+      spec: {
+        images: {
+          [image]: {
+            tags: [
+              {
+                ...spec(image, 'v2', 1).images[image]!.tags[0]!,
+                pullPolicy: { timeoutSeconds: 1, backoffLimit: 1, ttlSecondsAfterFinished: 600 },
+              },
+            ],
+          },
+        },
+      },
+    });
+    const attempts: number[] = [];
+    const images = new CriImageService(cri, 'containerd');
+    const counting = {
+      name: images.name,
+      present: images.present.bind(images),
+      pull: (img: string, o: Parameters<typeof images.pull>[1]) => {
+        attempts.push(Date.now());
+        return images.pull(img, o);
+      },
+    };
+    const puller = new ImagePuller({
+      node: 'f-registry',
+      client,
+      images: counting,
+      recorder: new EventRecorder(client, 'kruise-daemon-imagepuller'),
+      log: silentLogger,
+      maxWorkers: 0,
+      maxWorkersPerRegistry: 0,
+      statusUpdateIntervalMs: 50,
+      backoff: { initialMs: 100, maxMs: 200 },
+    });
+    puller.start();
+    try {
+      const failed = await until(async () => {
+        const s = await status('f-registry', image);
+        return s?.phase === 'Failed' ? s : undefined;
+      });
+      expect(attempts).toHaveLength(2);
+      expect(failed.message).toMatch(
+        /^rpc error: code = DEADLINE_EXCEEDED|context deadline exceeded|DEADLINE/,
+      );
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const ni = await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, 'f-registry');
+    const tags = ni.spec!.images![image]!.tags.map((t) => ({
+      ...t,
+      version: 1,
+      pullPolicy: { ...t.pullPolicy, timeoutSeconds: 20 },
+    }));
+    await client.update(Resources.NodeImage, { ...ni, spec: { images: { [image]: { tags } } } });
+    const ok = await until(async () => {
+      const s = await status('f-registry', image);
+      return s?.phase === 'Succeeded' && s.version === 1 ? s : undefined;
+    });
+    expect(ok.imageID).toContain('sha256:');
+    await puller.stop();
+  });
+});
