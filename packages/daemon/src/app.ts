@@ -1,13 +1,11 @@
-import {
-  EventRecorder,
-  type KubeClient,
-  type Logger,
-  ProbeServer,
-  parseListenAddress,
-} from '@kruise/runtime';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { EventRecorder } from '@kruise/runtime/events/recorder';
+import { parseListenAddress } from '@kruise/runtime/http/address';
+import { ProbeServer } from '@kruise/runtime/http/probe-server';
+import type { KubeClient } from '@kruise/runtime/kube/client';
+import type { Logger } from '@kruise/runtime/log/logger';
 import { discoverRuntime } from './cri/discovery.ts';
 import { ImagePuller } from './imagepuller/puller.ts';
+import { DaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { CriImageService } from './runtime/cri-image-service.ts';
 
@@ -16,7 +14,7 @@ export interface DaemonApp {
   puller: ImagePuller;
   probes: ProbeServer;
   port: number;
-  registry: Registry;
+  metrics: DaemonMetrics;
   stop(): Promise<void>;
 }
 
@@ -34,20 +32,7 @@ export async function startDaemon(
     { endpoint: runtime.endpoint, runtime: runtime.runtimeName, version: runtime.runtimeVersion },
     'container runtime found',
   );
-  const registry = new Registry();
-  const pullSeconds = new Histogram({
-    name: 'kruise_daemon_image_pull_seconds',
-    help: 'Time to pull an image, by result',
-    labelNames: ['result'],
-    buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
-    registers: [registry],
-  });
-  const pulls = new Counter({
-    name: 'kruise_daemon_image_pulls_total',
-    help: 'Image pulls by result',
-    labelNames: ['result'],
-    registers: [registry],
-  });
+  const metrics = new DaemonMetrics();
   const recorder = new EventRecorder(client, 'kruise-daemon-imagepuller', {
     host: options.nodeName,
     logger: log,
@@ -62,11 +47,7 @@ export async function startDaemon(
     maxWorkersPerRegistry: options.maxWorkersPerRegistry,
     statusUpdateIntervalMs: options.statusUpdateIntervalMs,
     configNamespace: options.configNamespace,
-    onFinished: (r) => {
-      const result = r.ok ? 'success' : 'failure';
-      pullSeconds.observe({ result }, r.seconds);
-      pulls.inc({ result });
-    },
+    onFinished: (r) => metrics.observePull(r.ok ? 'success' : 'failure', r.seconds),
   });
   const probes = new ProbeServer();
   probes.addHealthzCheck('informers', () => {
@@ -75,9 +56,9 @@ export async function startDaemon(
   probes.addHealthzCheck('runtime', async () => {
     await runtime.client.version({ timeoutMs: 2000 });
   });
-  probes.handle('/metrics', async (_req, res) => {
-    res.writeHead(200, { 'content-type': registry.contentType });
-    res.end(await registry.metrics());
+  probes.handle('/metrics', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    res.end(metrics.expose());
   });
   const addr = parseListenAddress(options.addr);
   const port = addr ? await probes.listen(addr.host, addr.port) : 0;
@@ -86,7 +67,7 @@ export async function startDaemon(
     puller,
     probes,
     port,
-    registry,
+    metrics,
     stop: async () => {
       await puller.stop();
       await recorder.flush();

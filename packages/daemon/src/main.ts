@@ -1,4 +1,5 @@
-import { createLogger, KubeClient } from '@kruise/runtime';
+import { KubeClient } from '@kruise/runtime/kube/client';
+import { createLogger } from '@kruise/runtime/log/logger';
 import { CommanderError } from 'commander';
 import { startDaemon } from './app.ts';
 import { parseDaemonOptions } from './options.ts';

@@ -1,4 +1,4 @@
-import { parseDuration } from '@kruise/runtime';
+import { parseDuration } from '@kruise/runtime/certs/duration';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 /** Everything kruise-daemon is started with. */

@@ -1,5 +1,5 @@
 import { type ImageTagSpec, type ImageTagStatus, joinImageNameTag, parseImageReference } from '@kruise/api';
-import type { Logger } from '@kruise/runtime';
+import type { Logger } from '@kruise/runtime/log/logger';
 import type { Credential } from '../auth/keyring.ts';
 import type { ImageService } from '../runtime/image-service.ts';
 import type { Semaphore } from './semaphore.ts';

@@ -5,15 +5,12 @@ import {
   type NodeImageStatus,
   parseImageReference,
 } from '@kruise/api';
-import {
-  type EventRecorder,
-  Informer,
-  isNotFound,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-  Resources,
-} from '@kruise/runtime';
+import type { EventRecorder } from '@kruise/runtime/events/recorder';
+import { Informer } from '@kruise/runtime/informer/informer';
+import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
+import { isNotFound } from '@kruise/runtime/kube/errors';
+import { Resources } from '@kruise/runtime/kube/resources';
+import type { Logger } from '@kruise/runtime/log/logger';
 import { type Credential, DockerKeyring, InvalidPullSecretError } from '../auth/keyring.ts';
 import type { ImageService } from '../runtime/image-service.ts';
 import { PullWorker, type WorkerContext } from './pull-worker.ts';

@@ -1,5 +1,8 @@
 import type { NodeImageStatus } from '@kruise/api';
-import { isNotFound, type KubeClient, type Logger, Resources } from '@kruise/runtime';
+import type { KubeClient } from '@kruise/runtime/kube/client';
+import { isNotFound } from '@kruise/runtime/kube/errors';
+import { Resources } from '@kruise/runtime/kube/resources';
+import type { Logger } from '@kruise/runtime/log/logger';
 
 /**
  * Writes a NodeImage's status at most once per `intervalMs`, and never when it did not change:

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
 
 /** How to reach and authenticate to one API server. */
 export interface ClusterAccess {
@@ -67,13 +67,23 @@ function execToken(exec: any): () => Promise<Record<string, string>> {
   };
 }
 
+/** JSON first (kubeconfigs written by tools often are); the YAML parser is loaded only when needed. */
+function parseConfigText(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    return parse(text);
+  }
+}
+
 /**
  * Reads a kubeconfig: the current (or named) context's cluster, user and namespace. Supports
  * certificate-authority(-data), insecure-skip-tls-verify, tls-server-name, token, tokenFile,
  * client certificates, basic auth and exec credential plugins.
  */
 export function parseKubeconfig(text: string, contextName?: string): ClusterAccess {
-  const config = parse(text) ?? {};
+  const config = parseConfigText(text) ?? {};
   const name = contextName ?? config['current-context'];
   const context = (config.contexts ?? []).find((c: any) => c.name === name)?.context;
   if (!context) throw new Error(`kubeconfig: context "${name ?? ''}" not found`);

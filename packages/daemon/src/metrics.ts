@@ -1,0 +1,41 @@
+/**
+ * The daemon's two metric families in Prometheus text format, without prom-client (whose import
+ * alone costs ~20 MB of RSS against the daemon's 80 MB budget; ADR 0009).
+ */
+export class DaemonMetrics {
+  private readonly buckets = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
+  private readonly pulls = new Map<string, number>();
+  private readonly histograms = new Map<string, { counts: number[]; sum: number; count: number }>();
+
+  /** Records one finished pull. */
+  observePull(result: 'success' | 'failure', seconds: number): void {
+    this.pulls.set(result, (this.pulls.get(result) ?? 0) + 1);
+    const h = this.histograms.get(result) ?? { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+    this.buckets.forEach((b, i) => {
+      if (seconds <= b) h.counts[i]!++;
+    });
+    h.sum += seconds;
+    h.count++;
+    this.histograms.set(result, h);
+  }
+
+  /** The `/metrics` body. */
+  expose(): string {
+    const lines = [
+      '# HELP kruise_daemon_image_pulls_total Image pulls by result',
+      '# TYPE kruise_daemon_image_pulls_total counter',
+      ...[...this.pulls].map(([result, n]) => `kruise_daemon_image_pulls_total{result="${result}"} ${n}`),
+      '# HELP kruise_daemon_image_pull_seconds Time to pull an image, by result',
+      '# TYPE kruise_daemon_image_pull_seconds histogram',
+    ];
+    for (const [result, h] of this.histograms) {
+      this.buckets.forEach((b, i) =>
+        lines.push(`kruise_daemon_image_pull_seconds_bucket{result="${result}",le="${b}"} ${h.counts[i]}`),
+      );
+      lines.push(`kruise_daemon_image_pull_seconds_bucket{result="${result}",le="+Inf"} ${h.count}`);
+      lines.push(`kruise_daemon_image_pull_seconds_sum{result="${result}"} ${h.sum}`);
+      lines.push(`kruise_daemon_image_pull_seconds_count{result="${result}"} ${h.count}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}

@@ -1,0 +1,215 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ControlPlane } from '@kruise/control-plane';
+import { EventRecorder, KubeClient, Resources, silentLogger } from '@kruise/runtime';
+import { parse } from 'yaml';
+import { CriClient } from '../../packages/daemon/src/cri/client.ts';
+import { ImagePuller } from '../../packages/daemon/src/imagepuller/puller.ts';
+import { CriImageService } from '../../packages/daemon/src/runtime/cri-image-service.ts';
+import { fmt, median } from './stats.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const script = join(root, 'packages/daemon/scripts/cri-stack.sh');
+const ROUNDS = 5;
+/** Extra V8 flags for the measured daemon (env DAEMON_NODE_FLAGS; none by default). */
+const DAEMON_NODE_FLAGS = (process.env.DAEMON_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const tagSpec = (tag: string, version = 0) => ({
+  tag,
+  version,
+  createdAt: now(),
+  imagePullPolicy: 'Always',
+  pullPolicy: { timeoutSeconds: 60, backoffLimit: 0, ttlSecondsAfterFinished: 600 },
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** kruise-daemon: cold pull vs direct CRI, the worker cap, and RSS. */
+export async function benchDaemon(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kbench-'));
+  const env = {
+    ...process.env,
+    CRI_STACK_DIR: join(dir, 's'),
+    REG_PORT: String(await freePort()),
+    BIG_MB: '80',
+  };
+  execFileSync('bash', [script, 'install'], { env, stdio: 'ignore' });
+  execFileSync('bash', [script, 'up'], { env, stdio: 'ignore' });
+  const socket = join(dir, 's/containerd/containerd.sock');
+  const registry = `127.0.0.1:${env.REG_PORT}`;
+  const cp = await ControlPlane.start();
+  const client = KubeClient.fromString(cp.kubeconfig());
+  const cri = new CriClient(socket);
+  let child: ChildProcess | undefined;
+  try {
+    for (const file of readdirSync(join(root, 'deploy/crds'))) {
+      await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+        body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
+      });
+    }
+    const big = `${registry}/big`;
+    // Cold pull of big:v1: direct CRI PullImage vs through the daemon's puller (NodeImage -> status Succeeded).
+    const direct: number[] = [];
+    const viaDaemon: number[] = [];
+    const puller = new ImagePuller({
+      node: 'bench',
+      client,
+      images: new CriImageService(cri, 'containerd'),
+      recorder: new EventRecorder(client, 'bench'),
+      log: silentLogger,
+      maxWorkers: 0,
+      maxWorkersPerRegistry: 0,
+      statusUpdateIntervalMs: 2000,
+    });
+    await client.create(Resources.NodeImage, { metadata: { name: 'bench' }, spec: {} });
+    puller.start();
+    for (let round = 0; round < ROUNDS; round++) {
+      await cri.removeImage(`${big}:v1`);
+      await new Promise((r) => setTimeout(r, 300));
+      let t = performance.now();
+      await cri.pullImage(`${big}:v1`, {}, { timeoutMs: 120_000 });
+      direct.push(performance.now() - t);
+      await cri.removeImage(`${big}:v1`);
+      await new Promise((r) => setTimeout(r, 300));
+      const ni = await client.get(Resources.NodeImage, undefined, 'bench');
+      t = performance.now();
+      await client.update(Resources.NodeImage, {
+        ...ni,
+        spec: { images: { [big]: { tags: [tagSpec('v1', round)] } } },
+      });
+      await until(
+        async () => puller.activeWorkers === 0 && (await cri.imageStatus(`${big}:v1`)).image !== null,
+      );
+      viaDaemon.push(performance.now() - t);
+    }
+    await puller.stop();
+    const ratio = median(viaDaemon) / median(direct);
+    console.log(
+      `cold pull of big:v1 (80 MiB), ${ROUNDS} rounds: direct CRI PullImage median ${fmt(median(direct), 0)} ms [${direct.map((x) => fmt(x, 0)).join(', ')}]; through the daemon (spec write -> image on the node) median ${fmt(median(viaDaemon), 0)} ms [${viaDaemon.map((x) => fmt(x, 0)).join(', ')}]; ratio ${fmt(ratio, 2)} (goal <= 1.05)`,
+    );
+
+    // Worker cap: 20 tags, --max-workers-for-pull-image 5; PullImage calls in flight counted at the CRI client.
+    const images = new CriImageService(cri, 'containerd');
+    let inFlight = 0;
+    let peak = 0;
+    const counting = {
+      name: images.name,
+      present: images.present.bind(images),
+      pull: async (img: string, o: Parameters<typeof images.pull>[1]) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        try {
+          return await images.pull(img, o);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const tags = Array.from({ length: 20 }, (_, i) => tagSpec(i % 2 ? 'v1' : `missing-${i}`));
+    await client.create(Resources.NodeImage, {
+      metadata: { name: 'capped' },
+      spec: {
+        images: {
+          [`${registry}/busybox`]: { tags: tags.filter((t) => t.tag === 'v1').slice(0, 1) },
+          [`${registry}/cap`]: { tags },
+        },
+      },
+    });
+    const capped = new ImagePuller({
+      node: 'capped',
+      client,
+      images: counting,
+      recorder: new EventRecorder(client, 'bench'),
+      log: silentLogger,
+      maxWorkers: 5,
+      maxWorkersPerRegistry: 0,
+      statusUpdateIntervalMs: 500,
+    });
+    capped.start();
+    await until(async () => capped.hasSynced() && capped.activeWorkers === 0, 120_000);
+    await capped.stop();
+    console.log(
+      `worker cap: 21 tags with --max-workers-for-pull-image 5: at most ${peak} PullImage calls in flight at the CRI socket (goal <= 5)`,
+    );
+
+    // RSS of the built daemon with 50 tags in its NodeImage and 100 pods bound to the node.
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    for (const pkg of ['api', 'runtime', 'daemon'])
+      execFileSync(process.execPath, [tsc, '-p', join(root, `packages/${pkg}/tsconfig.build.json`)]);
+    await client.create(Resources.NodeImage, {
+      metadata: { name: 'rss-node' },
+      spec: {
+        images: Object.fromEntries(
+          Array.from({ length: 50 }, (_, i) => [`${registry}/img${i}`, { tags: [tagSpec('v1')] }]),
+        ),
+      },
+    });
+    for (let i = 0; i < 100; i++)
+      await client.create(Resources.Pod, {
+        metadata: { name: `p${i}`, namespace: 'default' },
+        spec: { nodeName: 'rss-node', containers: [{ name: 'c', image: 'busybox' }] },
+      });
+    writeFileSync(join(dir, 'kubeconfig'), cp.kubeconfig());
+    child = spawn(
+      process.execPath,
+      [
+        join(root, 'packages/daemon/dist/main.js'),
+        '--node-name=rss-node',
+        `--kubeconfig=${join(dir, 'kubeconfig')}`,
+        `--runtime-endpoint=unix://${socket}`,
+        '--addr=127.0.0.1:0',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, KRUISE_PROTO_DIR: join(root, 'proto') },
+      },
+    );
+    let out = '';
+    child.stdout!.on('data', (c) => (out += c));
+    await until(async () => out.includes('kruise-daemon started'));
+    const rssOf = () =>
+      Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child!.pid}/status`, 'utf8'))![1]) / 1024;
+    const atStart = rssOf();
+    await until(
+      async () => ((await client.get(Resources.NodeImage, undefined, 'rss-node')).status?.failed ?? 0) === 50,
+      120_000,
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    const rss = rssOf();
+    console.log(
+      `daemon RSS (built JS, node ${DAEMON_NODE_FLAGS.join(' ')}) with 50 images in its NodeImage and 100 pods on the node: ${fmt(rss, 0)} MB after the pulls, ${fmt(atStart, 0)} MB at start (goal <= 80 MB)`,
+    );
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    cri.close();
+    await cp.stop();
+    execFileSync('bash', [script, 'down'], { env, stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
