@@ -11,9 +11,7 @@ export class DaemonMetrics {
   observePull(result: 'success' | 'failure', seconds: number): void {
     this.pulls.set(result, (this.pulls.get(result) ?? 0) + 1);
     const h = this.histograms.get(result) ?? { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-    this.buckets.forEach((b, i) => {
-      if (seconds <= b) h.counts[i]!++;
-    });
+    for (const [i, b] of this.buckets.entries()) if (seconds <= b) h.counts[i]!++;
     h.sum += seconds;
     h.count++;
     this.histograms.set(result, h);
