@@ -27,9 +27,9 @@ export class DaemonMetrics {
       '# TYPE kruise_daemon_image_pull_seconds histogram',
     ];
     for (const [result, h] of this.histograms) {
-      this.buckets.forEach((b, i) =>
-        lines.push(`kruise_daemon_image_pull_seconds_bucket{result="${result}",le="${b}"} ${h.counts[i]}`),
-      );
+      for (const [i, b] of this.buckets.entries()) {
+        lines.push(`kruise_daemon_image_pull_seconds_bucket{result="${result}",le="${b}"} ${h.counts[i]}`);
+      }
       lines.push(`kruise_daemon_image_pull_seconds_bucket{result="${result}",le="+Inf"} ${h.count}`);
       lines.push(`kruise_daemon_image_pull_seconds_sum{result="${result}"} ${h.sum}`);
       lines.push(`kruise_daemon_image_pull_seconds_count{result="${result}"} ${h.count}`);
