@@ -72,13 +72,18 @@ async function fanOut(client: KubeClient, app: ManagerApp): Promise<void> {
   const names = (await client.listAll(Resources.NodeImage)).items.map((n) => n.metadata?.name as string);
   // Raw: the same GET + PUT of every NodeImage, 16 in flight, by a plain client.
   let t = performance.now();
-  await pool(names, 16, async (name) => {
-    const ni = await client.get(Resources.NodeImage, undefined, name);
-    await client.update(Resources.NodeImage, {
-      ...ni,
-      metadata: { ...ni.metadata, annotations: { touched: 'raw' } },
-    });
-  });
+  await pool(names, 16, (name) =>
+    retryOnConflict(
+      async () => {
+        const ni = await client.get(Resources.NodeImage, undefined, name);
+        await client.update(Resources.NodeImage, {
+          ...ni,
+          metadata: { ...ni.metadata, annotations: { touched: 'raw' } },
+        });
+      },
+      { steps: 50, delayMs: 5, jitter: 1 },
+    ),
+  );
   const rawMs = performance.now() - t;
   await new Promise((r) => setTimeout(r, 500));
   t = performance.now();
@@ -172,11 +177,14 @@ async function managerRss(kubeconfigPath: string, client: KubeClient): Promise<v
       },
     }),
   );
+  // Measured as shipped: compiled JavaScript (the Dockerfile's form), not the TypeScript sources.
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  for (const pkg of ['api', 'runtime', 'manager'])
+    execFileSync(process.execPath, [tsc, '-p', join(root, `packages/${pkg}/tsconfig.build.json`)]);
   const child = spawn(
     process.execPath,
     [
-      '--conditions=source',
-      join(root, 'packages/manager/src/main.ts'),
+      join(root, 'packages/manager/dist/main.js'),
       `--kubeconfig=${kubeconfigPath}`,
       '--metrics-addr=0',
       '--health-probe-addr=127.0.0.1:0',
@@ -196,7 +204,7 @@ async function managerRss(kubeconfigPath: string, client: KubeClient): Promise<v
   child.kill('SIGTERM');
   await exited;
   console.log(
-    `manager RSS with ${NODES} NodeImages, 200+ ImagePullJobs and 10,000 pods cached: ${fmt(rss, 0)} MB (goal <= 200 MB)`,
+    `manager RSS (built JS) with ${NODES} NodeImages, 200+ ImagePullJobs and 10,000 pods cached: ${fmt(rss, 0)} MB (goal <= 200 MB)`,
   );
 }
 

@@ -33,10 +33,7 @@ await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < count) {
       const i = next++;
-      await core.createNamespacedConfigMap({
-        namespace: 'default',
-        body: { metadata: { name: `${prefix}-${i}` }, data: { i: String(i) } },
-      });
+      await create(`${prefix}-${i}`, i);
     }
   }),
 );

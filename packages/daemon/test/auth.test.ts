@@ -1,32 +1,20 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { NodeImage } from '@kruise/api';
-import { ControlPlane } from '@kruise/control-plane';
-import { EventRecorder, KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parse } from 'yaml';
-import { CriClient } from '../src/cri/client.ts';
+import type { CriClient } from '../src/cri/client.ts';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
+import { startDaemonTestEnv } from './env.ts';
 import { type PrivateRegistry, startPrivateRegistry } from './private-registry.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-let cp: ControlPlane;
 let client: KubeClient;
 let cri: CriClient;
+let stop: () => Promise<void>;
 let reg: PrivateRegistry;
 
 beforeAll(async () => {
-  cp = await ControlPlane.start();
-  client = KubeClient.fromString(cp.kubeconfig());
-  for (const file of readdirSync(join(root, 'deploy/crds'))) {
-    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
-    });
-  }
+  ({ client, cri, stop } = await startDaemonTestEnv());
   await client.create(Resources.Namespace, { metadata: { name: 'kruise-daemon-config' } });
-  cri = new CriClient(inject('criSocket'));
   reg = await startPrivateRegistry(
     inject('criStackDir'),
     `${inject('registry')}/busybox:v1`,
@@ -35,9 +23,8 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  cri.close();
   await reg.stop();
-  await cp.stop();
+  await stop();
 });
 
 const dockerconfig = (host: string, user: string, pw: string) => ({

@@ -1,37 +1,27 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { NodeImage } from '@kruise/api';
-import { ControlPlane } from '@kruise/control-plane';
-import { EventRecorder, KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import type { ControlPlane } from '@kruise/control-plane';
+import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parse } from 'yaml';
-import { CriClient } from '../src/cri/client.ts';
+import type { CriClient } from '../src/cri/client.ts';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
+import { repoRoot, startDaemonTestEnv } from './env.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const root = repoRoot;
 const registry = inject('registry');
 const stackDir = inject('criStackDir');
 let cp: ControlPlane;
 let client: KubeClient;
 let cri: CriClient;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  cp = await ControlPlane.start();
-  client = KubeClient.fromString(cp.kubeconfig());
-  for (const file of readdirSync(join(root, 'deploy/crds'))) {
-    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
-    });
-  }
-  cri = new CriClient(inject('criSocket'));
+  ({ cp, client, cri, stop } = await startDaemonTestEnv());
 });
-afterAll(async () => {
-  cri.close();
-  await cp.stop();
-});
+afterAll(() => stop());
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const spec = (image: string, tag: string, backoffLimit: number) => ({

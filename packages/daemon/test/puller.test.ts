@@ -1,37 +1,22 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { NodeImage } from '@kruise/api';
-import { ControlPlane } from '@kruise/control-plane';
-import { EventRecorder, KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parse } from 'yaml';
-import { CriClient } from '../src/cri/client.ts';
+import type { CriClient } from '../src/cri/client.ts';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
+import { nowRFC3339, startDaemonTestEnv, until } from './env.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const registry = inject('registry');
-let cp: ControlPlane;
 let client: KubeClient;
 let cri: CriClient;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  cp = await ControlPlane.start();
-  client = KubeClient.fromString(cp.kubeconfig());
-  for (const file of readdirSync(join(root, 'deploy/crds'))) {
-    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
-    });
-  }
-  cri = new CriClient(inject('criSocket'));
+  ({ client, cri, stop } = await startDaemonTestEnv());
 });
-afterAll(async () => {
-  cri.close();
-  await cp.stop();
-});
+afterAll(() => stop());
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const now = nowRFC3339;
 const tag = (t: string, version = 0, policy: Record<string, number> = {}) => ({
   tag: t,
   version,
@@ -63,15 +48,6 @@ async function startPuller(
 }
 
 const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, n);
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
 const tagStatus = async (n: string, image: string, t: string) =>
   (await nodeImage(n)).status?.imageStatuses?.[image]?.tags?.find((s) => s.tag === t);
 

@@ -1,0 +1,56 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ControlPlane } from '@kruise/control-plane';
+import { KubeClient } from '@kruise/runtime';
+import { inject } from 'vitest';
+import { parse } from 'yaml';
+import { CriClient } from '../src/cri/client.ts';
+
+/** The repository root. */
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** A control plane with the Kruise CRDs, an admin client, and a CRI client to the test containerd. */
+export async function startDaemonTestEnv(): Promise<{
+  cp: ControlPlane;
+  client: KubeClient;
+  cri: CriClient;
+  stop: () => Promise<void>;
+}> {
+  const cp = await ControlPlane.start();
+  const client = KubeClient.fromString(cp.kubeconfig());
+  for (const file of readdirSync(join(repoRoot, 'deploy/crds'))) {
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(repoRoot, 'deploy/crds', file), 'utf8')),
+    });
+  }
+  const cri = new CriClient(inject('criSocket'));
+  return {
+    cp,
+    client,
+    cri,
+    stop: async () => {
+      cri.close();
+      await cp.stop();
+    },
+  };
+}
+
+/** Polls until `check` returns a truthy value (errors count as not yet). */
+export async function until<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await Promise.resolve()
+      .then(check)
+      .catch(() => undefined);
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** RFC 3339 now, second precision. */
+export const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
