@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 
 /**
  * Vitest global setup: installs (when missing) and starts the real runtime stack the daemon tests
- * use — a local registry with test images and containerd with CRI on a private socket — and stops
+ * use — a local registry with test images, containerd with CRI and Docker Engine on private sockets — and stops
  * exactly what it started when the run ends. Tests read `inject('criSocket')` and `inject('registry')`.
  */
 const script = join(dirname(fileURLToPath(import.meta.url)), '../../packages/daemon/scripts/cri-stack.sh');
@@ -28,10 +28,13 @@ let env: NodeJS.ProcessEnv;
 export async function setup(project: TestProject): Promise<void> {
   env = { ...process.env, CRI_STACK_DIR: dir, REG_PORT: String(await freePort()), BIG_MB: '80' };
   execFileSync('bash', [script, 'install'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('bash', [script, 'install-docker'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync('bash', [script, 'up'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('bash', [script, 'docker-up'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   project.provide('criSocket', `${dir}/containerd/containerd.sock`);
   project.provide('registry', `127.0.0.1:${env.REG_PORT}`);
   project.provide('criStackDir', dir);
+  project.provide('dockerSocket', `${dir}/docker/docker.sock`);
 }
 
 export function teardown(): void {
@@ -43,5 +46,6 @@ declare module 'vitest' {
     criSocket: string;
     registry: string;
     criStackDir: string;
+    dockerSocket: string;
   }
 }

@@ -2,7 +2,7 @@
 # The real container runtime the daemon tests, benchmarks and the local stack use, on Debian 12 as root
 # (no internet, no systemd): a local registry with hand-built busybox OCI images, and containerd 1.6
 # with CRI on a private socket. Started processes are recorded by PID and stopped by PID.
-# usage: cri-stack.sh install | up | down | env | docker-up | docker-down   (docker-* need docker.io)
+# usage: cri-stack.sh install | install-docker | up | down | env | docker-up | docker-down
 #   env: CRI_STACK_DIR (default /tmp/cri-stack)  REG_PORT (5000)  BIG_MB (80)  CRI_STACK_CNI (0|1)  SNAPSHOTTER (overlayfs|native)
 set -euo pipefail
 BASE=${CRI_STACK_DIR:-/tmp/cri-stack}
@@ -24,6 +24,19 @@ install() {
   apt-get install -y -qq --no-install-recommends \
     containerd runc containernetworking-plugins docker-registry skopeo busybox-static curl ca-certificates iproute2 >/dev/null
   containerd --version; runc --version | head -1; skopeo --version
+}
+
+install_docker() {
+  if command -v dockerd >/dev/null; then log "docker.io already installed"; return; fi
+  export DEBIAN_FRONTEND=noninteractive
+  # no init system here: keep the package's scripts from starting a daemon of their own
+  # (an existing policy-rc.d is left as it is; ours is removed again)
+  local ours=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; ours=1; fi
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends docker.io >/dev/null
+  if [ "$ours" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
+  dockerd --version
 }
 
 start_registry() {
@@ -213,11 +226,12 @@ down() {
 
 case "${1:-}" in
   install) install ;;
+  install-docker) install_docker ;;
   up) t=$(date +%s%N); mkdir -p "$BASE"; start_registry; build_images; start_containerd
       log "up in $(( ($(date +%s%N) - t) / 1000000 )) ms" ;;
   down) docker_down; down ;;
   docker-up) docker_up ;;
   docker-down) docker_down ;;
   env) echo "CRI_SOCKET=$SOCK"; echo "REGISTRY=$REG"; echo "CONTAINERD_PID=$(cat "$BASE/containerd/pid" 2>/dev/null)"; echo "REGISTRY_PID=$(cat "$BASE/registry/pid" 2>/dev/null)" ;;
-  *) echo "usage: $0 install|up|down|env|docker-up|docker-down" >&2; exit 2 ;;
+  *) echo "usage: $0 install|install-docker|up|down|env|docker-up|docker-down" >&2; exit 2 ;;
 esac

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { EventRecorder } from '@kruise/runtime/events/recorder';
 import { parseListenAddress } from '@kruise/runtime/http/address';
 import { ProbeServer } from '@kruise/runtime/http/probe-server';
@@ -8,6 +10,7 @@ import { ImagePuller } from './imagepuller/puller.ts';
 import { DaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { CriImageService } from './runtime/cri-image-service.ts';
+import type { ImageService } from './runtime/image-service.ts';
 
 /** A running kruise-daemon. */
 export interface DaemonApp {
@@ -16,6 +19,28 @@ export interface DaemonApp {
   port: number;
   metrics: DaemonMetrics;
   stop(): Promise<void>;
+}
+
+/**
+ * The image service pulls go through: Docker Engine when `--docker-endpoint` is given, or when the
+ * CRI runtime is cri-dockerd and the host has `docker.sock`; CRI otherwise. dockerode is loaded
+ * only in those cases.
+ */
+async function imageServiceFor(
+  runtime: Awaited<ReturnType<typeof discoverRuntime>>,
+  options: DaemonOptions,
+  log: Logger,
+): Promise<ImageService> {
+  let socket = options.dockerEndpoint?.replace(/^unix:\/\//, '');
+  if (!socket && runtime.runtimeName === 'docker' && existsSync(join(options.hostRunDir, 'docker.sock')))
+    socket = join(options.hostRunDir, 'docker.sock');
+  if (!socket) return new CriImageService(runtime.client, runtime.runtimeName);
+  const { default: Docker } = await import('dockerode');
+  const { DockerImageService } = await import('./runtime/docker-image-service.ts');
+  const docker = new Docker({ socketPath: socket });
+  await docker.ping();
+  log.info({ endpoint: socket }, 'pulling through the Docker Engine API');
+  return new DockerImageService(docker);
 }
 
 /** Finds the runtime, starts the image puller and serves /healthz and /metrics. */
@@ -33,6 +58,7 @@ export async function startDaemon(
     'container runtime found',
   );
   const metrics = new DaemonMetrics();
+  const images = await imageServiceFor(runtime, options, log);
   const recorder = new EventRecorder(client, 'kruise-daemon-imagepuller', {
     host: options.nodeName,
     logger: log,
@@ -40,7 +66,7 @@ export async function startDaemon(
   const puller = new ImagePuller({
     node: options.nodeName,
     client,
-    images: new CriImageService(runtime.client, runtime.runtimeName),
+    images,
     recorder,
     log,
     maxWorkers: options.maxWorkersForPullImage,

@@ -6,6 +6,7 @@ export interface DaemonOptions {
   nodeName: string;
   kubeconfig?: string;
   runtimeEndpoint?: string;
+  dockerEndpoint?: string;
   hostRunDir: string;
   addr: string;
   maxWorkersForPullImage: number;
@@ -28,6 +29,10 @@ export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = proc
     .option(
       '--runtime-endpoint <endpoint>',
       'CRI socket, e.g. unix:///run/containerd/containerd.sock (default: discover under --host-run-dir)',
+    )
+    .option(
+      '--docker-endpoint <endpoint>',
+      'pull through the Docker Engine API at this socket (unix:///var/run/docker.sock) for per-layer progress',
     )
     .option('--host-run-dir <dir>', "where the host's /var/run is mounted", '/hostvarrun')
     .option('--addr <addr>', 'address of /healthz and /metrics', ':10221')
@@ -71,6 +76,7 @@ export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = proc
     nodeName: o.nodeName,
     kubeconfig: o.kubeconfig,
     runtimeEndpoint: o.runtimeEndpoint,
+    dockerEndpoint: o.dockerEndpoint,
     hostRunDir: o.hostRunDir,
     addr: o.addr,
     maxWorkersForPullImage: o.maxWorkersForPullImage,

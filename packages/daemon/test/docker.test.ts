@@ -1,0 +1,79 @@
+import type { NodeImage } from '@kruise/api';
+import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ImagePuller } from '../src/imagepuller/puller.ts';
+import { DockerImageService } from '../src/runtime/docker-image-service.ts';
+import { nowRFC3339, startDaemonTestEnv, until } from './env.ts';
+
+const registry = inject('registry');
+let client: KubeClient;
+let stop: () => Promise<void>;
+const docker = new Docker({ socketPath: inject('dockerSocket') });
+
+beforeAll(async () => {
+  ({ client, stop } = await startDaemonTestEnv());
+});
+afterAll(() => stop());
+
+const tag = (t: string) => ({
+  tag: t,
+  version: 0,
+  createdAt: nowRFC3339(),
+  imagePullPolicy: 'Always',
+  pullPolicy: { timeoutSeconds: 60, backoffLimit: 0, ttlSecondsAfterFinished: 600 },
+});
+
+async function pull(node: string, image: string) {
+  await client.create(Resources.NodeImage, {
+    metadata: { name: node },
+    spec: { images: { [image]: { tags: [tag('v1')] } } },
+  });
+  const seen = new Set<number>();
+  const puller = new ImagePuller({
+    node,
+    client,
+    images: new DockerImageService(docker),
+    recorder: new EventRecorder(client, 'kruise-daemon-imagepuller'),
+    log: silentLogger,
+    maxWorkers: 0,
+    maxWorkersPerRegistry: 0,
+    statusUpdateIntervalMs: 30,
+  });
+  puller.start();
+  const watcher = setInterval(async () => {
+    const s = (
+      await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node).catch(() => undefined)
+    )?.status?.imageStatuses?.[image]?.tags?.[0];
+    if (s?.phase === 'Pulling' && s.progress !== undefined) seen.add(s.progress);
+  }, 15);
+  const done = await until(async () => {
+    const s = (await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node)).status
+      ?.imageStatuses?.[image]?.tags?.[0];
+    return s?.phase === 'Succeeded' || s?.phase === 'Failed' ? s : undefined;
+  }, 60_000);
+  clearInterval(watcher);
+  await puller.stop();
+  return { done, seen };
+}
+
+describe('pulling through Docker Engine (dockerode)', () => {
+  it('pulls with per-layer progress and reports the engine image ID', async () => {
+    const image = `${registry}/big2`;
+    await docker
+      .getImage(`${image}:v1`)
+      .remove()
+      .catch(() => undefined);
+    const { done, seen } = await pull('docker-ok', image);
+    expect(done.phase).toBe('Succeeded');
+    const info = await docker.getImage(`${image}:v1`).inspect();
+    expect(done.imageID).toBe(`${image}@${info.Id}`);
+    expect([...seen].some((p) => p > 0 && p < 100)).toBe(true);
+  });
+
+  it('reports the engine message for a missing image', async () => {
+    const { done } = await pull('docker-missing', `${registry}/absent`);
+    expect(done.phase).toBe('Failed');
+    expect(done.message).toContain('manifest unknown');
+  });
+});
