@@ -131,6 +131,47 @@ describe('ImagePuller on containerd', () => {
     await puller.stop();
   });
 
+  it('skips the pull for IfNotPresent when the runtime has the image, and records events', async () => {
+    const image = `${registry}/busybox`;
+    await cri.pullImage(`${image}:v1`);
+    const service = new CriImageService(cri, 'containerd');
+    let pulls = 0;
+    const counting = {
+      name: service.name,
+      present: service.present.bind(service),
+      pull: (i: string, o: Parameters<typeof service.pull>[1]) => {
+        pulls++;
+        return service.pull(i, o);
+      },
+    };
+    const puller = await startPuller(
+      'p-present',
+      { [image]: { tags: [{ ...tag('v1'), imagePullPolicy: 'IfNotPresent' }] } },
+      { images: counting },
+    );
+    const done = await until(async () => {
+      const s = await tagStatus('p-present', image, 'v1');
+      return s?.phase === 'Succeeded' ? s : undefined;
+    });
+    expect(pulls).toBe(0);
+    expect(done.imageID).toBe(`${image}@${(await cri.imageStatus(`${image}:v1`)).image?.id}`);
+    const events = await until(async () => {
+      const list = (
+        await client.list(Resources.Event, {
+          namespace: 'default',
+          fieldSelector: 'involvedObject.name=p-present',
+        })
+      ).items;
+      return list.length ? list : undefined;
+    });
+    expect(events[0]).toMatchObject({
+      reason: 'PullImageSucceed',
+      type: 'Normal',
+      source: { component: 'kruise-daemon-imagepuller' },
+    });
+    await puller.stop();
+  });
+
   it('never runs more pulls at once than --max-workers-for-pull-image', async () => {
     const tags = Array.from({ length: 6 }, (_, i) => tag(`t${i}`, 0, { backoffLimit: 0 }));
     const puller = await startPuller('p-cap', { [`${registry}/capped`]: { tags } }, { maxWorkers: 2 });
