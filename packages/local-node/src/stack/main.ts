@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { ControlPlane } from '@kruise/control-plane';
 import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
 import { KubeClient, Resources } from '@kruise/runtime';
@@ -10,13 +11,26 @@ import { parse } from 'yaml';
 /**
  * `pnpm start`: the local stack. This stage runs the embedded control plane with the Kruise CRDs
  * and kruise-manager as its own process (its webhooks reached through the Endpoints of
- * `kruise-webhook-service`), writes `.kruise/kubeconfig`, and stops both on Ctrl-C. kruise-daemon,
- * containerd and the local node join it as their issues land.
+ * `kruise-webhook-service`), writes `<state-dir>/kubeconfig` (default `.kruise/`), and stops both on
+ * Ctrl-C or SIGTERM. kruise-daemon, containerd and the local node join it as their issues land.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const kubeconfig = join(root, '.kruise/kubeconfig');
-mkdirSync(dirname(kubeconfig), { recursive: true });
-const cp = await ControlPlane.start({ dataDir: join(root, '.kruise/control-plane') });
+const { values: flags } = parseArgs({
+  options: {
+    'state-dir': { type: 'string', default: join(root, '.kruise') },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (flags.help) {
+  console.log(
+    'usage: pnpm start [-- --state-dir DIR]\n  --state-dir DIR  kubeconfig and API server data (default .kruise/)',
+  );
+  process.exit(0);
+}
+const stateDir = flags['state-dir'];
+const kubeconfig = join(stateDir, 'kubeconfig');
+mkdirSync(stateDir, { recursive: true });
+const cp = await ControlPlane.start({ dataDir: join(stateDir, 'control-plane') });
 cp.writeKubeconfig(kubeconfig);
 const client = KubeClient.fromString(cp.kubeconfig());
 const ensure = async (create: () => Promise<unknown>) => {
