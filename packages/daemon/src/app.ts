@@ -5,7 +5,7 @@ import { parseListenAddress } from '@kruise/runtime/http/address';
 import { ProbeServer } from '@kruise/runtime/http/probe-server';
 import type { KubeClient } from '@kruise/runtime/kube/client';
 import type { Logger } from '@kruise/runtime/log/logger';
-import { discoverRuntime } from './cri/discovery.ts';
+import { type DiscoveredRuntime, discoverRuntime } from './cri/discovery.ts';
 import { ImagePuller } from './imagepuller/puller.ts';
 import { DaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
@@ -23,16 +23,17 @@ export interface DaemonApp {
 
 /**
  * The image service pulls go through: Docker Engine when `--docker-endpoint` is given, or when the
- * CRI runtime is cri-dockerd and the host has `docker.sock`; CRI otherwise. dockerode is loaded
- * only in those cases.
+ * CRI runtime is cri-dockerd (it calls itself `docker`, or answered at a `cri-dockerd.sock`) and
+ * the host run dir has `docker.sock`; CRI otherwise. dockerode is loaded only in those cases.
  */
-async function imageServiceFor(
-  runtime: Awaited<ReturnType<typeof discoverRuntime>>,
-  options: DaemonOptions,
+export async function chooseImageService(
+  runtime: Pick<DiscoveredRuntime, 'client' | 'endpoint' | 'runtimeName'>,
+  options: Pick<DaemonOptions, 'dockerEndpoint' | 'hostRunDir'>,
   log: Logger,
 ): Promise<ImageService> {
   let socket = options.dockerEndpoint?.replace(/^unix:\/\//, '');
-  if (!socket && runtime.runtimeName === 'docker' && existsSync(join(options.hostRunDir, 'docker.sock')))
+  const criDockerd = runtime.runtimeName === 'docker' || runtime.endpoint.endsWith('cri-dockerd.sock');
+  if (!socket && criDockerd && existsSync(join(options.hostRunDir, 'docker.sock')))
     socket = join(options.hostRunDir, 'docker.sock');
   if (!socket) return new CriImageService(runtime.client, runtime.runtimeName);
   const { default: Docker } = await import('dockerode');
@@ -58,7 +59,7 @@ export async function startDaemon(
     'container runtime found',
   );
   const metrics = new DaemonMetrics();
-  const images = await imageServiceFor(runtime, options, log);
+  const images = await chooseImageService(runtime, options, log);
   const recorder = new EventRecorder(client, 'kruise-daemon-imagepuller', {
     host: options.nodeName,
     logger: log,

@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NodeImage } from '@kruise/api';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { chooseImageService } from '../src/app.ts';
+import { discoverRuntime } from '../src/cri/discovery.ts';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { DockerImageService } from '../src/runtime/docker-image-service.ts';
 import { nowRFC3339, startDaemonTestEnv, until } from './env.ts';
@@ -75,5 +80,36 @@ describe('pulling through Docker Engine (dockerode)', () => {
     const { done } = await pull('docker-missing', `${registry}/absent`);
     expect(done.phase).toBe('Failed');
     expect(done.message).toContain('manifest unknown');
+  });
+});
+
+describe('choosing the image service', () => {
+  const hostRunDir = mkdtempSync(join(tmpdir(), 'hostvarrun-'));
+  afterAll(() => rmSync(hostRunDir, { recursive: true, force: true }));
+
+  it('uses Docker Engine when the CRI socket found is cri-dockerd and docker.sock is beside it', async () => {
+    // cri-dockerd is not packaged for Debian: a real CRI runtime answers at cri-dockerd's path.
+    symlinkSync(inject('criSocket'), join(hostRunDir, 'cri-dockerd.sock'));
+    const runtime = await discoverRuntime({ hostRunDir, timeoutMs: 2000 });
+    expect(runtime.endpoint).toBe(`unix://${join(hostRunDir, 'cri-dockerd.sock')}`);
+    try {
+      expect((await chooseImageService(runtime, { hostRunDir }, silentLogger)).name).not.toBe('docker');
+      symlinkSync(inject('dockerSocket'), join(hostRunDir, 'docker.sock'));
+      expect((await chooseImageService(runtime, { hostRunDir }, silentLogger)).name).toBe('docker');
+    } finally {
+      runtime.client.close();
+    }
+  });
+
+  it('uses Docker Engine for --docker-endpoint and CRI for containerd otherwise', async () => {
+    const runtime = await discoverRuntime({ endpoint: `unix://${inject('criSocket')}` });
+    try {
+      const options = { hostRunDir };
+      expect((await chooseImageService(runtime, options, silentLogger)).name).toBe('containerd');
+      const viaFlag = { ...options, dockerEndpoint: `unix://${inject('dockerSocket')}` };
+      expect((await chooseImageService(runtime, viaFlag, silentLogger)).name).toBe('docker');
+    } finally {
+      runtime.client.close();
+    }
   });
 });
