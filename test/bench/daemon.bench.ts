@@ -1,6 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,8 @@ import { parse } from 'yaml';
 import { CriClient } from '../../packages/daemon/src/cri/client.ts';
 import { ImagePuller } from '../../packages/daemon/src/imagepuller/puller.ts';
 import { CriImageService } from '../../packages/daemon/src/runtime/cri-image-service.ts';
+import { freePort } from '../support/free-port.ts';
+import { eventually } from '../support/poll.ts';
 import { fmt, median } from './stats.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,17 +18,6 @@ const script = join(root, 'packages/daemon/scripts/cri-stack.sh');
 const ROUNDS = 9;
 /** Extra V8 flags for the measured daemon (env DAEMON_NODE_FLAGS; none by default). */
 const DAEMON_NODE_FLAGS = (process.env.DAEMON_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const tagSpec = (tag: string, version = 0) => ({
@@ -38,13 +28,8 @@ const tagSpec = (tag: string, version = 0) => ({
   pullPolicy: { timeoutSeconds: 60, backoffLimit: 0, ttlSecondsAfterFinished: 600 },
 });
 
-async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for `check`, polling every 10 ms (pull timings are measured through it). */
+const until = (check: () => Promise<boolean>, timeoutMs = 60_000) => eventually(check, timeoutMs, 10);
 
 /** `images` with `before` run as each pull starts and `after` as it settles. */
 function hooked(images: CriImageService, before: () => void, after: () => void) {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { KubeClient, type KubeObject, Resources, retryOnConflict, silentLogger } from '@kruise/runtime';
 import { parse } from 'yaml';
 import { type ManagerApp, parseOptions, startManager } from '../../packages/manager/src/index.ts';
+import { eventually } from '../support/poll.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
 import { fmt } from './stats.ts';
 
@@ -20,13 +21,8 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
   );
 }
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, timeoutMs: number) =>
+  eventually(check, timeoutMs, 20);
 
 async function prepare(client: KubeClient): Promise<void> {
   for (const file of [

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { freePort } from '../support/free-port.ts';
 
 /**
  * Vitest global setup: installs (when missing) and starts the real runtime stack the daemon tests
@@ -11,17 +11,6 @@ import type { TestProject } from 'vitest/node';
  */
 const script = join(dirname(fileURLToPath(import.meta.url)), '../../packages/daemon/scripts/cri-stack.sh');
 const dir = `/tmp/kcs-${process.pid}`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let env: NodeJS.ProcessEnv;
 

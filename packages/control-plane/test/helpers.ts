@@ -33,26 +33,7 @@ export async function expectStatus(fn: () => Promise<unknown>): Promise<ReturnTy
   throw new Error('expected the request to fail');
 }
 
-/** Polls until `check` returns a truthy value or the time is up. */
-export async function eventually<T>(
-  check: () => T | Promise<T>,
-  timeoutMs = 5000,
-  intervalMs = 20,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+export { eventually } from '../../../test/support/poll.ts';
 
 /** A raw HTTPS request to the control plane (admin token unless `token` is given); the body is parsed JSON. */
 export function rawRequest(

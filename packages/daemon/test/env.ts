@@ -5,6 +5,7 @@ import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient } from '@kruise/runtime';
 import { inject } from 'vitest';
 import { parse } from 'yaml';
+import { eventually } from '../../../test/support/poll.ts';
 import { CriClient } from '../src/cri/client.ts';
 
 /** The repository root. */
@@ -36,21 +37,9 @@ export async function startDaemonTestEnv(): Promise<{
   };
 }
 
-/** Polls until `check` returns a truthy value (errors count as not yet). */
-export async function until<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await Promise.resolve()
-      .then(check)
-      .catch(() => undefined);
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls until `check` returns a truthy value (errors count as not yet; 30 s, every 25 ms). */
+export const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
+  eventually(check, timeoutMs, 25);
 
 /** RFC 3339 now, second precision. */
 export const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CriClient } from '../src/cri/client.ts';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
-import { repoRoot, startDaemonTestEnv } from './env.ts';
+import { repoRoot, startDaemonTestEnv, until } from './env.ts';
 
 const root = repoRoot;
 const registry = inject('registry');
@@ -43,15 +43,6 @@ const status = async (node: string, image: string) =>
   (await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node)).status?.imageStatuses?.[
     image
   ]?.tags?.[0];
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('faults around a pull', () => {
   it('converges after the daemon is killed mid-pull and restarted: nothing stays Pulling', async () => {

@@ -1,24 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
+import { freePort } from '../../../test/support/free-port.ts';
 
 /** A registry with basic auth (htpasswd), started and stopped by PID, plain HTTP on loopback. */
 export interface PrivateRegistry {
   host: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
+import { eventually } from '../../../test/support/poll.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const main = join(here, '../src/main.ts');
@@ -46,15 +47,8 @@ function run(args: string[]) {
   return { child, exited, out: () => out, err: () => err };
 }
 
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await Promise.resolve(check()).catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
+const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) =>
+  eventually(check, timeoutMs, 30);
 
 describe('kruise-daemon process', () => {
   it('refuses to start without a node name (exit 2) or a runtime (exit 1, naming the paths)', async () => {

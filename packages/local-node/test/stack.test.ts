@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../runtime/test/env.ts';
+import { eventually } from '../../../test/support/poll.ts';
 
 const main = join(dirname(fileURLToPath(import.meta.url)), '../src/stack/main.ts');
 const stateDir = mkdtempSync(join(tmpdir(), 'kruise-stack-'));

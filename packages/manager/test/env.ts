@@ -5,6 +5,7 @@ import type { NodeImage } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { parse } from 'yaml';
+import { eventually as poll } from '../../../test/support/poll.ts';
 import {
   type AppTuning,
   type ManagerApp,
@@ -102,25 +103,8 @@ export async function report(
   });
 }
 
-/** Polls until `check` is truthy. */
-export async function eventually<T>(
-  check: () => T | Promise<T>,
-  timeoutMs = 8000,
-  intervalMs = 25,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+/** Polls until `check` is truthy (8 s, every 25 ms). */
+export const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 8000, intervalMs = 25) =>
+  poll(check, timeoutMs, intervalMs);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
