@@ -44,39 +44,20 @@ export function statusPass(
       );
       const created = Date.parse(tag.createdAt ?? '') || now;
       const done = status?.phase === 'Succeeded' || status?.phase === 'Failed';
-      if (!status) {
-        const at = created + responseTimeoutMs;
-        if (at <= now) {
-          status = {
-            tag: tag.tag,
-            phase: 'Failed',
-            version,
-            completionTime: rfc3339(now),
-            message: NOT_RESPONDED,
-          };
-          failed.push({
-            image: name,
-            tag: tag.tag,
-            message: NOT_RESPONDED,
-            owners: tag.ownerReferences ?? [],
-          });
-        } else nextCheck = Math.min(nextCheck ?? at, at);
-      } else if (
-        !done &&
-        tag.pullPolicy?.activeDeadlineSeconds !== undefined &&
-        tag.pullPolicy.activeDeadlineSeconds !== null
-      ) {
-        const at = created + tag.pullPolicy.activeDeadlineSeconds * 1000 + responseTimeoutMs;
-        if (at <= now) {
-          status = { ...status, phase: 'Failed', completionTime: rfc3339(now), message: DEADLINE_EXCEEDED };
-          failed.push({
-            image: name,
-            tag: tag.tag,
-            message: DEADLINE_EXCEEDED,
-            owners: tag.ownerReferences ?? [],
-          });
-        } else nextCheck = Math.min(nextCheck ?? at, at);
-      }
+      /** Past `at` the tag fails with `message` (Failed status, event); before it, a check is due then. */
+      const failAt = (at: number, message: string) => {
+        if (at > now) {
+          nextCheck = Math.min(nextCheck ?? at, at);
+          return;
+        }
+        const end = { phase: 'Failed' as const, completionTime: rfc3339(now), message };
+        status = status ? { ...status, ...end } : { tag: tag.tag, version, ...end };
+        failed.push({ image: name, tag: tag.tag, message, owners: tag.ownerReferences ?? [] });
+      };
+      const deadline = tag.pullPolicy?.activeDeadlineSeconds;
+      if (!status) failAt(created + responseTimeoutMs, NOT_RESPONDED);
+      else if (!done && deadline !== undefined && deadline !== null)
+        failAt(created + deadline * 1000 + responseTimeoutMs, DEADLINE_EXCEEDED);
       const other = prev.imageStatuses?.[name]?.tags?.find((s) => s.tag === tag.tag && s !== status);
       const kept = status ?? other;
       if (kept) tags.push(kept);
