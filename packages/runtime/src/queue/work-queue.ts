@@ -49,6 +49,11 @@ export class WorkQueue<T = string> {
     this.metrics?.add();
     this.dirty.add(item);
     if (this.processing.has(item)) return;
+    this.enqueueReady(item);
+  }
+
+  /** Makes a dirty item available: straight to a waiting `get()`, else to the back of the queue. */
+  private enqueueReady(item: T): void {
     this.addedAt.set(item, performance.now());
     const getter = this.getters.shift();
     if (getter) this.hand(item, getter);
@@ -89,15 +94,7 @@ export class WorkQueue<T = string> {
     if (started !== undefined) this.metrics?.worked((performance.now() - started) / 1000);
     this.startedAt.delete(item);
     this.processing.delete(item);
-    if (this.dirty.has(item) && !this.shuttingDown) {
-      this.addedAt.set(item, performance.now());
-      const getter = this.getters.shift();
-      if (getter) this.hand(item, getter);
-      else {
-        this.queue.push(item);
-        this.metrics?.depth(this.len());
-      }
-    }
+    if (this.dirty.has(item) && !this.shuttingDown) this.enqueueReady(item);
     if (this.processing.size === 0) for (const w of this.drainWaiters.splice(0)) w();
   }
 
