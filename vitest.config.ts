@@ -18,7 +18,7 @@ export default defineConfig({
         test: {
           name: 'kruise',
           include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['packages/daemon/test/**'],
+          exclude: ['packages/cri/test/**', 'packages/daemon/test/**', 'test/e2e/**'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },
@@ -27,8 +27,12 @@ export default defineConfig({
         ...shared,
         test: {
           // Real containerd and registry: one stack for the run, files one at a time (they share images).
-          name: 'daemon',
-          include: ['packages/daemon/test/**/*.test.ts'],
+          name: 'node',
+          include: [
+            'packages/cri/test/**/*.test.ts',
+            'packages/daemon/test/**/*.test.ts',
+            'test/e2e/**/*.test.ts',
+          ],
           globalSetup: ['test/setup/cri-stack.ts'],
           fileParallelism: false,
           testTimeout: 60_000,

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
+import { CriClient } from '@kruise/cri/client';
 import { EventRecorder, KubeClient, Resources, silentLogger } from '@kruise/runtime';
 import { parse } from 'yaml';
-import { CriClient } from '../../packages/daemon/src/cri/client.ts';
 import { ImagePuller } from '../../packages/daemon/src/imagepuller/puller.ts';
 import { CriImageService } from '../../packages/daemon/src/runtime/cri-image-service.ts';
 import { freePort } from '../support/free-port.ts';
@@ -14,7 +14,7 @@ import { eventually } from '../support/poll.ts';
 import { fmt, median } from './stats.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const script = join(root, 'packages/daemon/scripts/cri-stack.sh');
+const script = join(root, 'packages/cri/scripts/cri-stack.sh');
 const ROUNDS = 9;
 /** Extra V8 flags for the measured daemon (env DAEMON_NODE_FLAGS; none by default). */
 const DAEMON_NODE_FLAGS = (process.env.DAEMON_NODE_FLAGS ?? '').split(' ').filter(Boolean);

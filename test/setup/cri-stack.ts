@@ -9,7 +9,7 @@ import { freePort } from '../support/free-port.ts';
  * use — a local registry with test images, containerd with CRI and Docker Engine on private sockets — and stops
  * exactly what it started when the run ends. Tests read `inject('criSocket')` and `inject('registry')`.
  */
-const script = join(dirname(fileURLToPath(import.meta.url)), '../../packages/daemon/scripts/cri-stack.sh');
+const script = join(dirname(fileURLToPath(import.meta.url)), '../../packages/cri/scripts/cri-stack.sh');
 const dir = `/tmp/kcs-${process.pid}`;
 
 let env: NodeJS.ProcessEnv;

@@ -1,7 +1,7 @@
 import type { NodeImage } from '@kruise/api';
+import type { CriClient } from '@kruise/cri/client';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { CriClient } from '../src/cri/client.ts';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
 import { startDaemonTestEnv } from './env.ts';

@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
+import { CriClient } from '@kruise/cri/client';
 import { KubeClient } from '@kruise/runtime';
 import { inject } from 'vitest';
 import { parse } from 'yaml';
 import { eventually } from '../../../test/support/poll.ts';
-import { CriClient } from '../src/cri/client.ts';
 
 /** The repository root. */
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');

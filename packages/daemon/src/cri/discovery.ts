@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CriClient } from './client.ts';
+import { CriClient } from '@kruise/cri/client';
 
 /** Sockets tried under the host's /var/run, in upstream's order. */
 export const CANDIDATE_SOCKETS = [

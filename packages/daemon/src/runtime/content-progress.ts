@@ -1,4 +1,4 @@
-import type { CriClient } from '../cri/client.ts';
+import type { CriClient } from '@kruise/cri/client';
 import type { PullProgress } from './image-service.ts';
 
 interface Pull {

@@ -1,5 +1,5 @@
 import { fullyQualifiedImage, PULLING_IMAGE_BY_ANNOTATION, PULLING_IMAGE_BY_DAEMON } from '@kruise/api';
-import type { CriClient } from '../cri/client.ts';
+import type { CriClient } from '@kruise/cri/client';
 import { ContentProgressTracker } from './content-progress.ts';
 import type { ImageService, PullOptions } from './image-service.ts';
 

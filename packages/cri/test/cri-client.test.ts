@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CriClient } from '../src/cri/client.ts';
-import { CriError, isCriNotFound } from '../src/cri/errors.ts';
+import { CriClient } from '../src/client.ts';
+import { CriError, isCriNotFound } from '../src/errors.ts';
 
 let cri: CriClient;
 const registry = inject('registry');

@@ -8,7 +8,7 @@ import { loadSync } from '@grpc/proto-loader';
 export function protoDir(): string {
   if (process.env.KRUISE_PROTO_DIR) return process.env.KRUISE_PROTO_DIR;
   const here = dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [join(here, '../../../../proto'), join(here, '../../proto')]) {
+  for (const candidate of [join(here, '../../../proto'), join(here, '../proto')]) {
     if (existsSync(join(candidate, 'cri/api.proto'))) return candidate;
   }
   throw new Error(`proto/ not found next to ${here}; set KRUISE_PROTO_DIR`);

@@ -2,6 +2,7 @@ import { type Client, credentials, Metadata, type ServiceError } from '@grpc/grp
 import { CriError } from './errors.ts';
 import type { ListStatusesResponse__Output } from './generated/containerd/services/content/v1/ListStatusesResponse.ts';
 import type { AuthConfig } from './generated/runtime/v1/AuthConfig.ts';
+import type { ContainerConfig } from './generated/runtime/v1/ContainerConfig.ts';
 import type { ContainerFilter } from './generated/runtime/v1/ContainerFilter.ts';
 import type { ContainerStatusResponse__Output } from './generated/runtime/v1/ContainerStatusResponse.ts';
 import type { ExecSyncResponse__Output } from './generated/runtime/v1/ExecSyncResponse.ts';
@@ -144,6 +145,53 @@ export class CriClient {
   /** One container's status. */
   containerStatus(containerId: string, options?: CallOptions): Promise<ContainerStatusResponse__Output> {
     return this.call(this.runtime, 'ContainerStatus', { containerId }, options);
+  }
+
+  /** Starts a pod sandbox; resolves with its ID. */
+  async runPodSandbox(config: PodSandboxConfig, options?: CallOptions): Promise<string> {
+    const res = await this.call<{ podSandboxId: string }>(
+      this.runtime,
+      'RunPodSandbox',
+      { config },
+      { timeoutMs: 60_000, ...options },
+    );
+    return res.podSandboxId;
+  }
+
+  /** Stops a pod sandbox (its containers are killed). */
+  async stopPodSandbox(podSandboxId: string, options?: CallOptions): Promise<void> {
+    await this.call(this.runtime, 'StopPodSandbox', { podSandboxId }, { timeoutMs: 60_000, ...options });
+  }
+
+  /** Removes a stopped pod sandbox and its containers. */
+  async removePodSandbox(podSandboxId: string, options?: CallOptions): Promise<void> {
+    await this.call(this.runtime, 'RemovePodSandbox', { podSandboxId }, { timeoutMs: 60_000, ...options });
+  }
+
+  /** Creates a container in a sandbox; resolves with its ID. */
+  async createContainer(
+    podSandboxId: string,
+    config: ContainerConfig,
+    sandboxConfig: PodSandboxConfig,
+    options?: CallOptions,
+  ): Promise<string> {
+    const res = await this.call<{ containerId: string }>(
+      this.runtime,
+      'CreateContainer',
+      { podSandboxId, config, sandboxConfig },
+      { timeoutMs: 60_000, ...options },
+    );
+    return res.containerId;
+  }
+
+  /** Starts a created container. */
+  async startContainer(containerId: string, options?: CallOptions): Promise<void> {
+    await this.call(this.runtime, 'StartContainer', { containerId }, { timeoutMs: 60_000, ...options });
+  }
+
+  /** Removes a container (stopping it first if it runs). */
+  async removeContainer(containerId: string, options?: CallOptions): Promise<void> {
+    await this.call(this.runtime, 'RemoveContainer', { containerId }, { timeoutMs: 60_000, ...options });
   }
 
   /** Stops a container, killing it after `timeoutSeconds`; the call's deadline covers that grace. */

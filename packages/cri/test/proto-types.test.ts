@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateProtoTypes } from '../scripts/generate-proto-types.ts';
 
-const committed = join(dirname(fileURLToPath(import.meta.url)), '../src/cri/generated');
+const committed = join(dirname(fileURLToPath(import.meta.url)), '../src/generated');
 
 function files(dir: string): Map<string, string> {
   const out = new Map<string, string>();

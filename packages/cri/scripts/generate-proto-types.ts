@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Regenerates the TypeScript types of proto/ into `outDir` (default src/cri/generated) with
+ * Regenerates the TypeScript types of proto/ into `outDir` (default src/generated) with
  * proto-loader-gen-types, then gives relative imports their `.ts` extension (ESM needs them).
  */
 export function generateProtoTypes(outDir: string): void {
@@ -53,7 +53,7 @@ export function generateProtoTypes(outDir: string): void {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const out = join(dirname(fileURLToPath(import.meta.url)), '../src/cri/generated');
+  const out = join(dirname(fileURLToPath(import.meta.url)), '../src/generated');
   generateProtoTypes(out);
   console.log(`wrote ${out}`);
 }
