@@ -1,0 +1,175 @@
+import type { CriClient } from '@kruise/cri/client';
+import {
+  Controller,
+  Informer,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  objectKey,
+  Resources,
+  silentLogger,
+} from '@kruise/runtime';
+import { KubeletKeys } from './kubelet-metadata.ts';
+import { heartbeat, type NodeFacts, registerNode } from './node-registration.ts';
+import { PodRunner } from './pod-runner.ts';
+import { RestartBackoff } from './restart-backoff.ts';
+
+/** How a local node is run. */
+export interface LocalNodeOptions {
+  client: KubeClient;
+  cri: CriClient;
+  nodeName: string;
+  /** Address pods and the node report (host network). */
+  hostIP?: string;
+  /** Extra Node labels. */
+  labels?: Record<string, string>;
+  /** Relist of the runtime's containers (kubelet's PLEG: 1 s). */
+  plegIntervalMs?: number;
+  /** Node status heartbeat (default 10 s). */
+  heartbeatIntervalMs?: number;
+  /** Crash-loop back-off (kubelet: 10 s doubling to 5 min). */
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+  workers?: number;
+  logger?: Logger;
+}
+
+/**
+ * Plays kubelet's part for one Node on a real CRI runtime: registers the Node and keeps it Ready,
+ * runs the pods bound to it, notices container exits by relisting the runtime (PLEG) and writes
+ * pod status. Test and local-stack infrastructure; never used by manager or daemon.
+ */
+export class LocalNode {
+  readonly pods: Informer<KubeObject>;
+  readonly controller: Controller;
+  private readonly o: LocalNodeOptions;
+  private readonly log: Logger;
+  private runner: PodRunner | undefined;
+  private facts: NodeFacts | undefined;
+  private readonly uidToKey = new Map<string, string>();
+  private readonly signatures = new Map<string, string>();
+  private timers: NodeJS.Timeout[] = [];
+  private relisting = false;
+
+  constructor(options: LocalNodeOptions) {
+    this.o = options;
+    this.log = (options.logger ?? silentLogger).child({ node: options.nodeName });
+    this.pods = new Informer(options.client, {
+      resource: Resources.Pod,
+      fieldSelector: `spec.nodeName=${options.nodeName}`,
+      logger: this.log,
+    });
+    this.controller = new Controller({
+      name: 'local-node',
+      workers: options.workers ?? 16,
+      logger: this.log,
+      reconcile: async (_ctx, key) => {
+        const pod = this.pods.get(key);
+        if (!pod) {
+          const uid = [...this.uidToKey].find(([, k]) => k === key)?.[0];
+          if (uid) {
+            await this.runner!.removeSandboxes(uid);
+            this.uidToKey.delete(uid);
+          }
+          return undefined;
+        }
+        const wait = await this.runner!.sync(pod);
+        return wait ? { requeueAfterMs: wait } : undefined;
+      },
+    });
+    const enqueue = (pod: KubeObject) => {
+      this.uidToKey.set(pod.metadata!.uid!, objectKey(pod));
+      this.controller.enqueue(objectKey(pod));
+    };
+    this.pods.addEventHandler({
+      add: enqueue,
+      update: (_o, n) => enqueue(n),
+      delete: (p) => this.controller.enqueue(objectKey(p)),
+    });
+  }
+
+  /** Registers the Node, then starts running its pods. */
+  async start(): Promise<void> {
+    const version = await this.o.cri.version();
+    const hostIP = this.o.hostIP ?? '127.0.0.1';
+    this.facts = {
+      name: this.o.nodeName,
+      hostIP,
+      runtimeName: version.runtimeName,
+      runtimeVersion: version.runtimeVersion,
+      labels: this.o.labels,
+    };
+    this.runner = new PodRunner({
+      cri: this.o.cri,
+      client: this.o.client,
+      node: this.o.nodeName,
+      hostIP,
+      runtimeName: version.runtimeName,
+      backoff: new RestartBackoff(this.o.backoffInitialMs, this.o.backoffMaxMs),
+      log: this.log,
+    });
+    await registerNode(this.o.client, this.facts);
+    this.pods.start();
+    await this.pods.waitForSync();
+    await this.removeOrphans();
+    this.controller.start();
+    this.timers.push(setInterval(() => void this.relist(), this.o.plegIntervalMs ?? 1000));
+    this.timers.push(
+      setInterval(
+        () =>
+          void heartbeat(this.o.client, this.facts!).catch((err) =>
+            this.log.warn({ err: (err as Error).message }, 'node heartbeat failed'),
+          ),
+        this.o.heartbeatIntervalMs ?? 10_000,
+      ),
+    );
+    this.log.info({ runtime: version.runtimeName, version: version.runtimeVersion }, 'local node ready');
+  }
+
+  /** PLEG: one ListContainers; pods whose containers changed state are synced. */
+  private async relist(): Promise<void> {
+    if (this.relisting) return;
+    this.relisting = true;
+    try {
+      const { containers } = await this.o.cri.listContainers();
+      const byPod = new Map<string, string[]>();
+      for (const c of containers) {
+        const uid = c.labels?.[KubeletKeys.podUid];
+        if (!uid || !this.uidToKey.has(uid)) continue;
+        const list = byPod.get(uid) ?? [];
+        list.push(`${c.id}:${c.state}`);
+        byPod.set(uid, list);
+      }
+      for (const [uid, key] of this.uidToKey) {
+        const sig = (byPod.get(uid) ?? []).sort().join(',');
+        if (this.signatures.get(uid) !== sig) {
+          this.signatures.set(uid, sig);
+          this.controller.enqueue(key);
+        }
+      }
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'runtime relist failed');
+    } finally {
+      this.relisting = false;
+    }
+  }
+
+  /** Removes sandboxes this node made for pods that no longer exist. */
+  private async removeOrphans(): Promise<void> {
+    const live = new Set(this.pods.list().map((p) => p.metadata?.uid));
+    const { items } = await this.o.cri.listPodSandbox();
+    for (const s of items) {
+      const uid = s.labels?.[KubeletKeys.podUid];
+      if (s.annotations?.[KubeletKeys.localNode] === this.o.nodeName && uid && !live.has(uid))
+        await this.runner!.removeSandboxes(uid);
+    }
+  }
+
+  /** Stops syncing; running containers are left as they are (as when kubelet stops). */
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.controller.stop(5000);
+    await this.pods.stop();
+  }
+}

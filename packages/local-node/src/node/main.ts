@@ -1,0 +1,82 @@
+import { CriClient } from '@kruise/cri/client';
+import { createLogger, KubeClient, parseDuration } from '@kruise/runtime';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { LocalNode } from './local-node.ts';
+
+const duration = (v: string) => {
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+};
+
+/**
+ * `pnpm run local-node -- --node-name N --kubeconfig F --runtime-endpoint unix:///…`: one local
+ * node (kubelet's part) on a CRI runtime. Prints a JSON line `local node ready` once its Node is
+ * Ready; stops on SIGTERM/SIGINT, leaving running containers as they are.
+ */
+async function main(): Promise<void> {
+  const cmd = new Command('local-node')
+    .description('Registers a Ready Node and runs the pods bound to it through CRI, as kubelet does')
+    .requiredOption('--node-name <name>', 'the Node to register')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster configuration)')
+    .requiredOption(
+      '--runtime-endpoint <endpoint>',
+      'CRI socket, e.g. unix:///run/containerd/containerd.sock',
+    )
+    .option('--host-ip <ip>', 'address the node and its host-network pods report', '127.0.0.1')
+    .option('--label <key=value...>', 'extra Node labels')
+    .option(
+      '--restart-backoff <duration>',
+      'first crash-loop back-off (doubles up to --max-restart-backoff)',
+      duration,
+      10_000,
+    )
+    .option('--max-restart-backoff <duration>', 'longest crash-loop back-off', duration, 300_000)
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    cmd.parse(
+      process.argv.slice(2).filter((a) => a !== '--'),
+      { from: 'user' },
+    );
+  } catch (err) {
+    if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+    throw err;
+  }
+  const o = cmd.opts();
+  const labels = Object.fromEntries(
+    ((o.label as string[] | undefined) ?? []).map((l) => [
+      l.slice(0, l.indexOf('=')),
+      l.slice(l.indexOf('=') + 1),
+    ]),
+  );
+  const log = createLogger({ name: 'local-node' });
+  const cri = new CriClient(o.runtimeEndpoint);
+  const node = new LocalNode({
+    client: KubeClient.load(o.kubeconfig),
+    cri,
+    nodeName: o.nodeName,
+    hostIP: o.hostIp,
+    labels,
+    backoffInitialMs: o.restartBackoff,
+    backoffMaxMs: o.maxRestartBackoff,
+    logger: log,
+  });
+  try {
+    await node.start();
+  } catch (err) {
+    process.stderr.write(`local node could not start: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const stop = () =>
+    void node.stop().then(() => {
+      cri.close();
+      process.exit(0);
+    });
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+await main();

@@ -1,0 +1,350 @@
+import type { CriClient } from '@kruise/cri/client';
+import { isCriNotFound } from '@kruise/cri/errors';
+import { runLifecycleHandler } from '@kruise/cri/lifecycle-handler';
+import { isNotFound, type KubeClient, type KubeObject, type Logger, Resources } from '@kruise/runtime';
+import { containerConfig, KubeletKeys, sandboxConfig } from './kubelet-metadata.ts';
+import {
+  computePodStatus,
+  lastStateOf,
+  nanosToRFC3339,
+  type PodRuntimeView,
+  type RuntimeContainer,
+  shouldRestart,
+  type TerminatedState,
+} from './pod-status.ts';
+import type { RestartBackoff } from './restart-backoff.ts';
+
+/** What a pod runner works with. */
+export interface PodRunnerDeps {
+  cri: CriClient;
+  client: KubeClient;
+  node: string;
+  hostIP: string;
+  runtimeName: string;
+  backoff: RestartBackoff;
+  log: Logger;
+}
+
+/** kubelet's floor for a stop's grace period. */
+const MIN_GRACE_SECONDS = 2;
+
+/**
+ * Runs pods through CRI the way kubelet does: one sandbox per pod, init containers one by one,
+ * then the containers in spec order (postStart blocking the next), restarts per restartPolicy
+ * with crash-loop back-off, graceful termination with preStop, and the pod status written back.
+ */
+export class PodRunner {
+  private readonly d: PodRunnerDeps;
+  /** Per pod UID: containers whose postStart finished, waiting reasons, and previous terminated states. */
+  private readonly memory = new Map<
+    string,
+    {
+      started: Set<string>;
+      waiting: Map<string, { reason: string; message?: string }>;
+      lastStates: Map<string, TerminatedState>;
+    }
+  >();
+
+  constructor(deps: PodRunnerDeps) {
+    this.d = deps;
+  }
+
+  private mem(pod: any) {
+    const uid = pod.metadata.uid;
+    let m = this.memory.get(uid);
+    if (!m) {
+      m = { started: new Set(), waiting: new Map(), lastStates: new Map() };
+      // After a restart of the local node, what it knew is in the pod status.
+      for (const s of [
+        ...(pod.status?.containerStatuses ?? []),
+        ...(pod.status?.initContainerStatuses ?? []),
+      ]) {
+        if (s.lastState?.terminated) m.lastStates.set(s.name, s.lastState.terminated);
+        if (s.ready) m.started.add(s.name);
+      }
+      this.memory.set(uid, m);
+    }
+    return m;
+  }
+
+  /** Every CRI container of a pod, newest attempt first per name. */
+  async containers(uid: string): Promise<Map<string, RuntimeContainer[]>> {
+    const { containers } = await this.d.cri.listContainers({ labelSelector: { [KubeletKeys.podUid]: uid } });
+    const byName = new Map<string, RuntimeContainer[]>();
+    for (const c of containers) {
+      let status: any;
+      try {
+        status = (await this.d.cri.containerStatus(c.id)).status;
+      } catch (err) {
+        if (isCriNotFound(err)) continue;
+        throw err;
+      }
+      if (!status) continue;
+      const name = c.labels?.[KubeletKeys.containerName] ?? c.metadata?.name ?? '';
+      const rc: RuntimeContainer = {
+        id: c.id,
+        name,
+        attempt: Number(c.annotations?.[KubeletKeys.restartCount] ?? c.metadata?.attempt ?? 0),
+        state: status.state,
+        startedAt: nanosToRFC3339(status.startedAt),
+        finishedAt: nanosToRFC3339(status.finishedAt),
+        exitCode: status.exitCode ?? 0,
+        reason: status.reason ?? '',
+        message: status.message ?? '',
+        imageRef: status.imageRef ?? '',
+      };
+      const list = byName.get(name) ?? [];
+      list.push(rc);
+      byName.set(name, list);
+    }
+    for (const list of byName.values()) list.sort((a, b) => b.attempt - a.attempt);
+    return byName;
+  }
+
+  /** The ready sandbox of a pod, started when missing. */
+  private async sandbox(pod: any): Promise<string> {
+    const { items } = await this.d.cri.listPodSandbox({
+      labelSelector: { [KubeletKeys.podUid]: pod.metadata.uid },
+      state: { state: 'SANDBOX_READY' },
+    } as any);
+    if (items[0]) return items[0].id;
+    return this.d.cri.runPodSandbox(sandboxConfig(pod, this.d.node));
+  }
+
+  private async ensureImage(container: any): Promise<void> {
+    const policy = container.imagePullPolicy ?? 'IfNotPresent';
+    if (policy !== 'Always' && (await this.d.cri.imageStatus(container.image)).image) return;
+    if (policy === 'Never')
+      throw Object.assign(
+        new Error(`Container image "${container.image}" is not present with pull policy of Never`),
+        {
+          reason: 'ErrImageNeverPull',
+        },
+      );
+    try {
+      await this.d.cri.pullImage(container.image, {}, { timeoutMs: 10 * 60_000 });
+    } catch (err) {
+      throw Object.assign(new Error((err as Error).message), { reason: 'ErrImagePull' });
+    }
+  }
+
+  /** Creates and starts one container at `attempt`, then runs its postStart hook. */
+  private async start(pod: any, container: any, attempt: number, sandboxId: string): Promise<string> {
+    const m = this.mem(pod);
+    await this.ensureImage(container);
+    const id = await this.d.cri.createContainer(
+      sandboxId,
+      containerConfig(pod, container, attempt),
+      sandboxConfig(pod, this.d.node),
+    );
+    await this.d.cri.startContainer(id);
+    m.started.delete(container.name);
+    const postStart = container.lifecycle?.postStart;
+    if (postStart) {
+      const failure = await runLifecycleHandler(
+        this.d.cri,
+        postStart,
+        { containerId: id, containerName: container.name, podIP: this.d.hostIP, ports: container.ports },
+        pod.spec.terminationGracePeriodSeconds ?? 30,
+      );
+      if (failure) {
+        this.d.log.warn(
+          { pod: pod.metadata.name, container: container.name, err: failure },
+          'postStart hook failed',
+        );
+        await this.d.cri.stopContainer(id, MIN_GRACE_SECONDS).catch(() => undefined);
+        return id;
+      }
+    }
+    m.started.add(container.name);
+    return id;
+  }
+
+  /**
+   * Moves one container toward running: start it, or restart it after back-off when it exited
+   * and the policy says so. Returns how long to wait before looking again (0: nothing pending).
+   */
+  private async step(
+    pod: any,
+    container: any,
+    history: RuntimeContainer[] | undefined,
+    sandboxId: string,
+    policy: string,
+  ): Promise<number> {
+    const m = this.mem(pod);
+    const latest = history?.[0];
+    try {
+      if (!latest) {
+        m.waiting.set(container.name, { reason: 'ContainerCreating' });
+        await this.start(pod, container, 0, sandboxId);
+        m.waiting.delete(container.name);
+        return 0;
+      }
+      if (latest.state === 'CONTAINER_CREATED') {
+        await this.d.cri.startContainer(latest.id);
+        m.started.add(container.name);
+        return 0;
+      }
+      if (latest.state !== 'CONTAINER_EXITED' || !shouldRestart(policy, latest.exitCode)) return 0;
+      const key = `${pod.metadata.uid}/${container.name}`;
+      const finished = Date.parse(latest.finishedAt ?? '') || Date.now();
+      const wait = this.d.backoff.remaining(key, finished);
+      if (wait > 0) {
+        m.waiting.set(container.name, {
+          reason: 'CrashLoopBackOff',
+          message: `back-off ${Math.round(this.d.backoff.current(key) / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+        });
+        return wait;
+      }
+      this.d.backoff.next(key, finished);
+      m.lastStates.set(container.name, lastStateOf(latest, this.d.runtimeName));
+      m.waiting.set(container.name, { reason: 'ContainerCreating' });
+      await this.start(pod, container, latest.attempt + 1, sandboxId);
+      m.waiting.delete(container.name);
+      for (const old of history!) await this.d.cri.removeContainer(old.id).catch(() => undefined);
+      return 0;
+    } catch (err) {
+      const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
+      m.waiting.set(container.name, { reason, message: (err as Error).message });
+      this.d.log.warn(
+        { pod: pod.metadata.name, container: container.name, err: (err as Error).message },
+        'container did not start',
+      );
+      return 5000;
+    }
+  }
+
+  /** Brings a pod bound to this node to its spec and writes its status; returns when to look again. */
+  async sync(pod: any): Promise<number | undefined> {
+    if (pod.metadata.deletionTimestamp) {
+      await this.terminate(pod);
+      return undefined;
+    }
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
+    const m = this.mem(pod);
+    const sandboxId = await this.sandbox(pod);
+    const policy = pod.spec.restartPolicy ?? 'Always';
+    let history = await this.containers(pod.metadata.uid);
+    const waits: number[] = [];
+    let initialized = true;
+    for (const ic of pod.spec.initContainers ?? []) {
+      const latest = history.get(ic.name)?.[0];
+      if (latest?.state === 'CONTAINER_EXITED' && latest.exitCode === 0) continue;
+      initialized = false;
+      if (!latest || latest.state === 'CONTAINER_EXITED' || latest.state === 'CONTAINER_CREATED')
+        waits.push(
+          await this.step(
+            pod,
+            ic,
+            history.get(ic.name),
+            sandboxId,
+            policy === 'Never' ? 'Never' : 'OnFailure',
+          ),
+        );
+      break;
+    }
+    if (initialized)
+      for (const c of pod.spec.containers ?? [])
+        waits.push(await this.step(pod, c, history.get(c.name), sandboxId, policy));
+    history = await this.containers(pod.metadata.uid);
+    const view: PodRuntimeView = {
+      latest: new Map([...history].map(([k, v]) => [k, v[0]!])),
+      started: m.started,
+      waiting: m.waiting,
+      lastStates: m.lastStates,
+      initialized:
+        initialized &&
+        (pod.spec.initContainers ?? []).every((ic: any) => {
+          const l = history.get(ic.name)?.[0];
+          return l?.state === 'CONTAINER_EXITED' && l.exitCode === 0;
+        }),
+      runtimeName: this.d.runtimeName,
+      hostIP: this.d.hostIP,
+    };
+    await this.writeStatus(pod, computePodStatus(pod, view));
+    const pending = waits.filter((w) => w > 0);
+    return pending.length ? Math.min(...pending) : undefined;
+  }
+
+  private async writeStatus(pod: any, status: any): Promise<void> {
+    const own = (s: any) =>
+      (s?.conditions ?? [])
+        .filter((c: any) => KUBELET_CONDITIONS.has(c.type))
+        .sort((a: any, b: any) => a.type.localeCompare(b.type));
+    const view = (s: any) =>
+      JSON.stringify(Object.keys(status).map((k) => (k === 'conditions' ? own(s) : (s?.[k] ?? null))));
+    if (view(pod.status) === view(status)) return;
+    await this.d.client.request(
+      'PATCH',
+      `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace)}/pods/${encodeURIComponent(pod.metadata.name)}/status`,
+      { body: { status }, contentType: 'application/strategic-merge-patch+json' },
+    );
+  }
+
+  /**
+   * Stops a deleting pod as kubelet does: every running container at once, preStop first, then
+   * StopContainer with what is left of the grace period (at least 2 s); then the sandbox; then
+   * the final status and the deletion with grace 0 (UID precondition).
+   */
+  async terminate(pod: any): Promise<void> {
+    const uid = pod.metadata.uid;
+    const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    const history = await this.containers(uid);
+    const specs = new Map<string, any>(
+      [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])].map((c: any) => [c.name, c]),
+    );
+    await Promise.all(
+      [...history.values()]
+        .map((h) => h[0]!)
+        .filter((c) => c.state === 'CONTAINER_RUNNING')
+        .map((c) => this.kill(pod, c, specs.get(c.name), grace)),
+    );
+    await this.removeSandboxes(uid);
+    this.memory.delete(uid);
+    this.d.backoff.forgetPod(uid);
+    try {
+      await this.d.client.delete(Resources.Pod, pod.metadata.namespace, pod.metadata.name, {
+        gracePeriodSeconds: 0,
+        preconditions: { uid },
+      });
+    } catch (err) {
+      if (!isNotFound(err) && (err as { statusCode?: number }).statusCode !== 409) throw err;
+    }
+    this.d.log.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'pod terminated');
+  }
+
+  private async kill(pod: any, c: RuntimeContainer, spec: any, grace: number): Promise<void> {
+    const started = Date.now();
+    const preStop = spec?.lifecycle?.preStop;
+    if (preStop) {
+      const failure = await runLifecycleHandler(
+        this.d.cri,
+        preStop,
+        { containerId: c.id, containerName: c.name, podIP: this.d.hostIP, ports: spec.ports },
+        grace,
+      );
+      if (failure)
+        this.d.log.warn({ pod: pod.metadata.name, container: c.name, err: failure }, 'preStop hook failed');
+    }
+    const left = Math.max(MIN_GRACE_SECONDS, Math.ceil(grace - (Date.now() - started) / 1000));
+    await this.d.cri.stopContainer(c.id, left).catch((err) => {
+      if (!isCriNotFound(err)) throw err;
+    });
+  }
+
+  /** Stops and removes every sandbox (and so every container) of a pod UID. */
+  async removeSandboxes(uid: string): Promise<void> {
+    const { items } = await this.d.cri.listPodSandbox({ labelSelector: { [KubeletKeys.podUid]: uid } });
+    for (const s of items) {
+      await this.d.cri.stopPodSandbox(s.id).catch(() => undefined);
+      await this.d.cri.removePodSandbox(s.id).catch(() => undefined);
+    }
+    this.memory.delete(uid);
+  }
+}
+
+/** The pod conditions kubelet owns; the others (readiness gates) belong to their controllers. */
+const KUBELET_CONDITIONS = new Set(['Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+
+/** A pod as the local node caches it. */
+export type LocalPod = KubeObject;

@@ -1,0 +1,187 @@
+/** One CRI container of a pod, as the local node sees it. */
+export interface RuntimeContainer {
+  id: string;
+  name: string;
+  attempt: number;
+  state: string;
+  /** RFC 3339 times (undefined when the runtime reports 0). */
+  startedAt?: string;
+  finishedAt?: string;
+  exitCode: number;
+  reason: string;
+  message: string;
+  imageRef: string;
+}
+
+/** A container's `terminated` state as the pod status shows it. */
+export type TerminatedState = {
+  exitCode: number;
+  reason: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  containerID: string;
+};
+
+/** What the pod status is computed from. */
+export interface PodRuntimeView {
+  /** The latest container of each name (highest attempt). */
+  latest: Map<string, RuntimeContainer>;
+  /** Containers whose postStart hook has completed (they may be reported ready). */
+  started: Set<string>;
+  /** Why a container is not running yet (ContainerCreating, CrashLoopBackOff …). */
+  waiting: Map<string, { reason: string; message?: string }>;
+  /** The terminated state of each container's previous instance. */
+  lastStates: Map<string, TerminatedState>;
+  /** Whether every init container has succeeded. */
+  initialized: boolean;
+  runtimeName: string;
+  hostIP: string;
+}
+
+/** Nanoseconds since the epoch (as a decimal string) to RFC 3339 seconds, undefined for 0. */
+export function nanosToRFC3339(ns: string | number | undefined): string | undefined {
+  const n = BigInt(ns ?? 0);
+  if (n <= 0n) return undefined;
+  return new Date(Number(n / 1_000_000n)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Whether kubelet would start this exited container again under the pod's restartPolicy. */
+export function shouldRestart(restartPolicy: string | undefined, exitCode: number): boolean {
+  if (restartPolicy === 'Never') return false;
+  if (restartPolicy === 'OnFailure') return exitCode !== 0;
+  return true;
+}
+
+function terminatedOf(c: RuntimeContainer, runtimeName: string): TerminatedState {
+  return {
+    exitCode: c.exitCode,
+    reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'),
+    ...(c.message ? { message: c.message } : {}),
+    ...(c.startedAt ? { startedAt: c.startedAt } : {}),
+    ...(c.finishedAt ? { finishedAt: c.finishedAt } : {}),
+    containerID: `${runtimeName}://${c.id}`,
+  };
+}
+
+/** The `containerStatuses` entry of one spec container. */
+export function containerStatus(spec: any, view: PodRuntimeView): any {
+  const c = view.latest.get(spec.name);
+  const last = view.lastStates.get(spec.name);
+  const base: any = {
+    name: spec.name,
+    image: spec.image,
+    imageID: c?.imageRef ?? '',
+    restartCount: c?.attempt ?? 0,
+    ready: false,
+    started: false,
+    lastState: last ? { terminated: last } : {},
+  };
+  if (c) base.containerID = `${view.runtimeName}://${c.id}`;
+  const waiting = view.waiting.get(spec.name);
+  if (c?.state === 'CONTAINER_RUNNING' && !waiting) {
+    base.state = { running: { startedAt: c.startedAt ?? nowRFC3339() } };
+    base.started = true;
+    base.ready = view.started.has(spec.name);
+  } else if (c?.state === 'CONTAINER_EXITED' && !waiting) {
+    base.state = { terminated: terminatedOf(c, view.runtimeName) };
+  } else {
+    base.state = { waiting: waiting ?? { reason: 'ContainerCreating' } };
+  }
+  return base;
+}
+
+/** The terminated state of a container about to be replaced, for the next `lastState`. */
+export function lastStateOf(c: RuntimeContainer, runtimeName: string): TerminatedState {
+  return terminatedOf(c, runtimeName);
+}
+
+function condition(old: any[], type: string, ok: boolean, reason?: string, message?: string) {
+  const status = ok ? 'True' : 'False';
+  const prev = old.find((c) => c.type === type);
+  return {
+    type,
+    status,
+    lastProbeTime: null,
+    lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : nowRFC3339(),
+    ...(reason && !ok ? { reason } : {}),
+    ...(message && !ok ? { message } : {}),
+  };
+}
+
+/**
+ * The pod status kubelet would write: phase, the conditions kubelet owns (PodScheduled,
+ * Initialized, ContainersReady, Ready — Ready also requires every readiness gate's condition to be
+ * True), init and regular containerStatuses, host and pod IPs (host network).
+ */
+export function computePodStatus(pod: any, view: PodRuntimeView): any {
+  const spec = pod.spec ?? {};
+  const old: any[] = pod.status?.conditions ?? [];
+  const statuses = (spec.containers ?? []).map((c: any) => containerStatus(c, view));
+  const initStatuses = (spec.initContainers ?? []).map((c: any) => containerStatus(c, view));
+  for (const s of initStatuses) s.ready = s.state.terminated?.exitCode === 0;
+  const notReady = statuses.filter((s: any) => !s.ready).map((s: any) => s.name);
+  const containersReady = notReady.length === 0 && view.initialized;
+  const gates: string[] = (spec.readinessGates ?? []).map((g: any) => g.conditionType);
+  const missingGates = gates.filter((g) => old.find((c) => c.type === g)?.status !== 'True');
+  const ready = containersReady && missingGates.length === 0;
+  const readyMessage = !containersReady
+    ? `containers with unready status: [${notReady.join(' ')}]`
+    : `corresponding condition of pod readiness gate "${missingGates[0]}" does not exist.`;
+  const conditions = [
+    condition(old, 'Initialized', view.initialized, 'ContainersNotInitialized'),
+    condition(
+      old,
+      'Ready',
+      ready,
+      containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady',
+      readyMessage,
+    ),
+    condition(
+      old,
+      'ContainersReady',
+      containersReady,
+      'ContainersNotReady',
+      `containers with unready status: [${notReady.join(' ')}]`,
+    ),
+    condition(old, 'PodScheduled', true),
+  ];
+  return {
+    phase: podPhase(spec, statuses, view.initialized),
+    conditions,
+    hostIP: view.hostIP,
+    hostIPs: [{ ip: view.hostIP }],
+    podIP: view.hostIP,
+    podIPs: [{ ip: view.hostIP }],
+    startTime: pod.status?.startTime ?? nowRFC3339(),
+    ...(initStatuses.length ? { initContainerStatuses: initStatuses } : {}),
+    containerStatuses: statuses,
+    qosClass: pod.status?.qosClass ?? 'BestEffort',
+  };
+}
+
+/** kubelet's phase rules over the container states. */
+function podPhase(spec: any, statuses: any[], initialized: boolean): string {
+  if (!initialized) return 'Pending';
+  let running = 0;
+  let waiting = 0;
+  let succeeded = 0;
+  let failed = 0;
+  for (const s of statuses) {
+    if (s.state.running) running++;
+    else if (s.state.terminated) {
+      if (s.state.terminated.exitCode === 0) succeeded++;
+      else failed++;
+    } else if (s.lastState?.terminated) running++;
+    else waiting++;
+  }
+  if (waiting > 0) return 'Pending';
+  if (running > 0) return 'Running';
+  const policy = spec.restartPolicy ?? 'Always';
+  if (policy === 'Always') return 'Running';
+  if (failed > 0 && policy === 'Never') return 'Failed';
+  if (failed > 0) return 'Running';
+  return succeeded > 0 ? 'Succeeded' : 'Pending';
+}
