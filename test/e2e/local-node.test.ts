@@ -72,7 +72,7 @@ describe('local node', () => {
     const id = app.containerID.replace('containerd://', '');
     const { status } = await cri.containerStatus(id);
     expect(status?.labels).toMatchObject({
-      'io.kubernetes.pod.uid': p.metadata.uid,
+      'io.kubernetes.pod.uid': p.metadata?.uid,
       'io.kubernetes.pod.name': 'two',
       'io.kubernetes.pod.namespace': 'default',
       'io.kubernetes.container.name': 'app',
@@ -142,7 +142,7 @@ describe('local node', () => {
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     const { containers } = await cri.listContainers({
-      labelSelector: { 'io.kubernetes.pod.uid': p.metadata.uid },
+      labelSelector: { 'io.kubernetes.pod.uid': p.metadata?.uid },
     });
     expect(containers).toEqual([]);
   });
