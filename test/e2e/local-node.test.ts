@@ -53,7 +53,7 @@ describe('local node', () => {
     const n = await client.get(Resources.Node, undefined, 'ln-1');
     expect(n.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('True');
     expect(n.status.nodeInfo.containerRuntimeVersion).toMatch(/^containerd:\/\//);
-    expect(n.metadata.labels['kubernetes.io/hostname']).toBe('ln-1');
+    expect(n.metadata?.labels?.['kubernetes.io/hostname']).toBe('ln-1');
   });
 
   it('runs a two-container pod with kubelet labels and reports it Running and Ready', async () => {
