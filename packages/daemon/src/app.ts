@@ -5,6 +5,7 @@ import { parseListenAddress } from '@kruise/runtime/http/address';
 import { ProbeServer } from '@kruise/runtime/http/probe-server';
 import type { KubeClient } from '@kruise/runtime/kube/client';
 import type { Logger } from '@kruise/runtime/log/logger';
+import { CrrExecutor } from './containerrecreate/executor.ts';
 import { type DiscoveredRuntime, discoverRuntime } from './cri/discovery.ts';
 import { ImagePuller } from './imagepuller/puller.ts';
 import { DaemonMetrics } from './metrics.ts';
@@ -15,6 +16,7 @@ import type { ImageService } from './runtime/image-service.ts';
 /** A running kruise-daemon. */
 export interface DaemonApp {
   puller: ImagePuller;
+  crr: CrrExecutor;
   probes: ProbeServer;
   port: number;
   metrics: DaemonMetrics;
@@ -76,9 +78,20 @@ export async function startDaemon(
     configNamespace: options.configNamespace,
     onFinished: (r) => metrics.observePull(r.ok ? 'success' : 'failure', r.seconds),
   });
+  const crrRecorder = new EventRecorder(client, 'kruise-daemon-crr', { host: options.nodeName, logger: log });
+  const crr = new CrrExecutor({
+    node: options.nodeName,
+    client,
+    cri: runtime.client,
+    runtimeName: runtime.runtimeName,
+    recorder: crrRecorder,
+    log: log.child({ worker: 'crr' }),
+    onStop: () => metrics.crrStops.inc(),
+  });
   const probes = new ProbeServer();
   probes.addHealthzCheck('informers', () => {
     if (!puller.hasSynced()) throw new Error('NodeImage informer not synced');
+    if (!crr.hasSynced()) throw new Error('ContainerRecreateRequest informer not synced');
   });
   probes.addHealthzCheck('runtime', async () => {
     await runtime.client.version({ timeoutMs: 2000 });
@@ -90,14 +103,17 @@ export async function startDaemon(
   const addr = parseListenAddress(options.addr);
   const port = addr ? await probes.listen(addr.host, addr.port) : 0;
   puller.start();
+  crr.start();
   return {
     puller,
+    crr,
     probes,
     port,
     metrics,
     stop: async () => {
-      await puller.stop();
+      await Promise.all([puller.stop(), crr.stop()]);
       await recorder.flush();
+      await crrRecorder.flush();
       await probes.close();
       runtime.client.close();
     },

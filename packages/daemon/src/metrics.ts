@@ -1,11 +1,13 @@
 /**
- * The daemon's two metric families in Prometheus text format, without prom-client (whose import
+ * The daemon's metric families in Prometheus text format, without prom-client (whose import
  * alone costs ~20 MB of RSS against the daemon's 80 MB budget; ADR 0009).
  */
 export class DaemonMetrics {
   private readonly buckets = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
   private readonly pulls = new Map<string, number>();
   private readonly histograms = new Map<string, { counts: number[]; sum: number; count: number }>();
+  /** Containers stopped for ContainerRecreateRequests. */
+  readonly crrStops = { value: 0, inc: () => void this.crrStops.value++ };
 
   /** Records one finished pull. */
   observePull(result: 'success' | 'failure', seconds: number): void {
@@ -23,6 +25,9 @@ export class DaemonMetrics {
       '# HELP kruise_daemon_image_pulls_total Image pulls by result',
       '# TYPE kruise_daemon_image_pulls_total counter',
       ...[...this.pulls].map(([result, n]) => `kruise_daemon_image_pulls_total{result="${result}"} ${n}`),
+      '# HELP kruise_daemon_container_recreate_stops_total Containers stopped for ContainerRecreateRequests',
+      '# TYPE kruise_daemon_container_recreate_stops_total counter',
+      `kruise_daemon_container_recreate_stops_total ${this.crrStops.value}`,
       '# HELP kruise_daemon_image_pull_seconds Time to pull an image, by result',
       '# TYPE kruise_daemon_image_pull_seconds histogram',
     ];

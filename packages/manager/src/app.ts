@@ -1,7 +1,8 @@
-import type { ImageListPullJob, ImagePullJob, NodeImage } from '@kruise/api';
+import type { ContainerRecreateRequest, ImageListPullJob, ImagePullJob, NodeImage } from '@kruise/api';
 import {
   CertManager,
   EventRecorder,
+  isNotFound,
   type KubeClient,
   type KubeObject,
   type Logger,
@@ -9,17 +10,33 @@ import {
   Resources,
   WebhookServer,
 } from '@kruise/runtime';
+import { ContainerRecreateRequestController } from './controllers/containerrecreaterequest/controller.ts';
 import { ImageListPullJobController } from './controllers/imagelistpulljob/controller.ts';
 import { ImagePullJobController } from './controllers/imagepulljob/controller.ts';
 import { SecretSync } from './controllers/imagepulljob/secrets.ts';
 import { NodeImageController } from './controllers/nodeimage/controller.ts';
 import { WEBHOOK_NAMES } from './deploy/webhook-configurations.ts';
 import type { ManagerOptions } from './options.ts';
-import { imageWebhookRoutes, registerRoutes } from './webhooks/paths.ts';
+import { registerRoutes, webhookRoutes } from './webhooks/paths.ts';
 
-/** The parts of a pod the image controllers read (podSelector jobs): the rest is not cached. */
+/** What the CRR controller reads of a container status. */
+function trimContainerStatus(s: any): any {
+  return {
+    name: s?.name,
+    ready: s?.ready,
+    restartCount: s?.restartCount,
+    containerID: s?.containerID,
+    ...(s?.state?.running ? { state: { running: { startedAt: s.state.running.startedAt } } } : {}),
+  };
+}
+
+/**
+ * The parts of a pod the controllers read — labels and node (podSelector jobs), container
+ * statuses, conditions and readiness gates (ContainerRecreateRequests): the rest is not cached.
+ */
 export function trimPod(pod: KubeObject): KubeObject {
   const m = pod.metadata ?? {};
+  const st = pod.status ?? {};
   return {
     metadata: {
       name: m.name,
@@ -30,8 +47,13 @@ export function trimPod(pod: KubeObject): KubeObject {
       deletionTimestamp: m.deletionTimestamp,
       ownerReferences: m.ownerReferences,
     },
-    spec: { nodeName: pod.spec?.nodeName },
-    status: { phase: pod.status?.phase },
+    spec: { nodeName: pod.spec?.nodeName, readinessGates: pod.spec?.readinessGates },
+    status: {
+      phase: st.phase,
+      conditions: st.conditions,
+      containerStatuses: st.containerStatuses?.map(trimContainerStatus),
+      initContainerStatuses: st.initContainerStatuses?.map(trimContainerStatus),
+    },
   };
 }
 
@@ -56,6 +78,8 @@ export function trimNode(node: KubeObject): KubeObject {
 export interface AppTuning {
   /** A NodeImage tag never reported is failed after this long (default 10 min). */
   responseTimeoutMs?: number;
+  /** A ContainerRecreateRequest no daemon picked up is completed after this long (default 1 min). */
+  crrResponseTimeoutMs?: number;
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
@@ -72,6 +96,7 @@ export interface ManagerApp {
   imagePullJobs: ImagePullJobController;
   nodeImages: NodeImageController;
   imageListPullJobs: ImageListPullJobController;
+  containerRecreateRequests: ContainerRecreateRequestController;
   stop(): Promise<void>;
 }
 
@@ -102,7 +127,20 @@ export async function startManager(
   });
   const gates = options.featureGates;
   const webhook = new WebhookServer({ logger: log });
-  registerRoutes(webhook, imageWebhookRoutes(gates));
+  registerRoutes(
+    webhook,
+    webhookRoutes(gates, {
+      pod: async (ns, name) => {
+        try {
+          return await client.get(Resources.Pod, ns, name);
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      },
+      node: (name) => client.get(Resources.Node, undefined, name),
+    }),
+  );
   const certs = new CertManager(client, {
     namespace: options.webhookServiceNamespace,
     serviceName: options.webhookServiceName,
@@ -136,6 +174,9 @@ export async function startManager(
   const pods = f.informerFor<KubeObject>({ resource: Resources.Pod, transform: trimPod });
   const secrets = f.informerFor<KubeObject>({ resource: Resources.Secret });
   const lists = f.informerFor<ImageListPullJob & KubeObject>({ resource: Resources.ImageListPullJob });
+  const crrs = f.informerFor<ContainerRecreateRequest & KubeObject>({
+    resource: Resources.ContainerRecreateRequest,
+  });
   const daemonConfig = options.daemonConfigNamespace;
   secrets.addIndex('sourceKey', (s) => {
     const k =
@@ -201,7 +242,19 @@ export async function startManager(
     logger: log,
     metrics: manager.metrics,
   });
-  if (daemonOn) manager.addController(nodeImageController.controller);
+  const containerRecreateRequests = new ContainerRecreateRequestController({
+    client,
+    crrs,
+    pods,
+    workers: options.crrWorkers,
+    logger: log,
+    metrics: manager.metrics,
+    ...(tuning.crrResponseTimeoutMs ? { responseTimeoutMs: tuning.crrResponseTimeoutMs } : {}),
+  });
+  if (daemonOn) {
+    manager.addController(nodeImageController.controller);
+    manager.addController(containerRecreateRequests.controller);
+  }
   if (pullJobsOn) {
     manager.addController(imagePullJobs.controller);
     manager.addController(imageListPullJobs.controller);
@@ -217,6 +270,7 @@ export async function startManager(
     imagePullJobs,
     nodeImages: nodeImageController,
     imageListPullJobs,
+    containerRecreateRequests,
     stop: async () => {
       await manager.stop();
       await recorder.flush();

@@ -1,6 +1,6 @@
 import { GROUP, VERSION } from '@kruise/api';
 import type { FeatureGates } from '../features.ts';
-import { imageWebhookRoutes } from '../webhooks/paths.ts';
+import { webhookRoutes } from '../webhooks/paths.ts';
 
 /** Names of kruise-manager's webhook objects, as upstream names them. */
 export const WEBHOOK_NAMES = {
@@ -13,7 +13,7 @@ export const WEBHOOK_NAMES = {
 
 /** The two webhook configurations (without caBundle: kruise-manager patches it in at start). */
 export function webhookConfigurations(gates: FeatureGates, namespace = WEBHOOK_NAMES.namespace) {
-  const routes = imageWebhookRoutes(gates);
+  const routes = webhookRoutes(gates);
   const webhook = (r: (typeof routes)[number]) => ({
     name: `${r.mutating ? 'm' : 'v'}${r.kind.toLowerCase()}.kb.io`,
     admissionReviewVersions: ['v1', 'v1beta1'],

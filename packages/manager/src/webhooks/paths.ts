@@ -1,5 +1,6 @@
 import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
 import type { FeatureGates } from '../features.ts';
+import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
 import { mutateImageListPullJob } from './imagelistpulljob/mutating.ts';
 import { validateImageListPullJob } from './imagelistpulljob/validating.ts';
 import { mutateImagePullJob } from './imagepulljob/mutating.ts';
@@ -16,8 +17,14 @@ export interface WebhookRoute {
   handler: AdmissionHandler;
 }
 
-/** Every image webhook of kruise-manager. */
-export function imageWebhookRoutes(gates: FeatureGates): WebhookRoute[] {
+/** A lookup for generating configurations, where no request is ever served. */
+const NO_LOOKUP: CrrLookup = {
+  pod: () => Promise.reject(new Error('no API access')),
+  node: () => Promise.reject(new Error('no API access')),
+};
+
+/** Every webhook of kruise-manager: the image kinds' and ContainerRecreateRequest's. */
+export function webhookRoutes(gates: FeatureGates, crrLookup: CrrLookup = NO_LOOKUP): WebhookRoute[] {
   return [
     {
       kind: 'ImagePullJob',
@@ -60,6 +67,13 @@ export function imageWebhookRoutes(gates: FeatureGates): WebhookRoute[] {
       mutating: false,
       path: '/validate-apps-kruise-io-v1alpha1-nodeimage',
       handler: validateNodeImage(gates),
+    },
+    {
+      kind: 'ContainerRecreateRequest',
+      plural: 'containerrecreaterequests',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest',
+      handler: mutateContainerRecreateRequest(gates, crrLookup),
     },
   ];
 }

@@ -1,0 +1,325 @@
+import {
+  type ContainerRecreateRequest,
+  type ContainerRecreateRequestContainer,
+  type ContainerRecreateState,
+  CRI_CONTAINER_NAME_LABEL,
+  CRI_CONTAINER_RESTART_COUNT_ANNOTATION,
+  CRI_POD_UID_LABEL,
+  CRR_ACTIVE_LABEL,
+  CRR_NODE_NAME_LABEL,
+  CRR_POD_UID_LABEL,
+  CRR_UNREADY_ACQUIRED_ANNOTATION,
+} from '@kruise/api';
+import type { CriClient } from '@kruise/cri/client';
+import { runLifecycleHandler } from '@kruise/cri/lifecycle-handler';
+import { Controller } from '@kruise/runtime/controller/controller';
+import type { EventRecorder } from '@kruise/runtime/events/recorder';
+import { Informer } from '@kruise/runtime/informer/informer';
+import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
+import { isConflict, isNotFound } from '@kruise/runtime/kube/errors';
+import { Resources } from '@kruise/runtime/kube/resources';
+import type { Logger } from '@kruise/runtime/log/logger';
+import { type NodeContainer, nextStates, pickRequest } from './states.ts';
+
+type Crr = ContainerRecreateRequest & KubeObject;
+
+/** What the executor works with. */
+export interface CrrExecutorDeps {
+  node: string;
+  client: KubeClient;
+  cri: CriClient;
+  /** The runtime's name, the prefix of container IDs it owns (`containerd`). */
+  runtimeName: string;
+  recorder: EventRecorder;
+  log: Logger;
+  workers?: number;
+  /** Called when a container is stopped for a request (for metrics and benches). */
+  onStop?: (crr: Crr, container: string) => void;
+}
+
+const BY_POD = 'pod';
+/** kubelet's floor for a stop's grace period. */
+const MIN_GRACE_SECONDS = 2;
+/** How long a sync waits for the cache to show this daemon's own last write (upstream: 10 s). */
+const EXPECTATION_TIMEOUT_MS = 10_000;
+const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const done = (s: ContainerRecreateState) => s.phase === 'Succeeded' || s.phase === 'Failed';
+
+/**
+ * kruise-daemon's ContainerRecreateRequest executor: watches the active requests of its node,
+ * works on one request per pod at a time (queue key `namespace/podName`), and moves each
+ * container through upstream's state machine — stopping it through CRI after its preStop hook,
+ * then waiting until kubelet has started it again and it has been ready long enough. A request
+ * never waits for an unrelated event: finishing one immediately takes up the pod's next (#1626).
+ */
+export class CrrExecutor {
+  readonly informer: Informer<Crr>;
+  readonly controller: Controller;
+  private readonly d: CrrExecutorDeps;
+  /** Per request UID: containers this daemon has stopped (kept when a status write is lost). */
+  private readonly killed = new Map<string, Set<string>>();
+  /** Per request UID: the resourceVersion of this daemon's last write, until the cache shows it. */
+  private readonly expected = new Map<string, { rv: string; since: number }>();
+
+  /** Whether the cache already shows this daemon's last write to a request (or a later version). */
+  private caughtUp(crr: Crr): boolean {
+    const e = this.expected.get(crr.metadata?.uid ?? '');
+    if (!e) return true;
+    const seen = crr.metadata?.resourceVersion ?? '';
+    const ok =
+      seen === e.rv ||
+      (/^\d+$/.test(seen) && /^\d+$/.test(e.rv) && BigInt(seen) >= BigInt(e.rv)) ||
+      Date.now() - e.since >= EXPECTATION_TIMEOUT_MS;
+    if (ok) this.expected.delete(crr.metadata!.uid!);
+    return ok;
+  }
+
+  constructor(deps: CrrExecutorDeps) {
+    this.d = deps;
+    this.informer = new Informer<Crr>(deps.client, {
+      resource: Resources.ContainerRecreateRequest,
+      labelSelector: `${CRR_NODE_NAME_LABEL}=${deps.node},${CRR_ACTIVE_LABEL}=true`,
+      logger: deps.log,
+    });
+    this.informer.addIndex(BY_POD, (c) => [`${c.metadata?.namespace}/${c.spec?.podName ?? ''}`]);
+    this.controller = new Controller({
+      name: 'containerrecreaterequest-daemon',
+      workers: deps.workers ?? 32,
+      logger: deps.log,
+      reconcile: (ctx, key) => this.sync(ctx.log, key),
+    });
+    const enqueue = (c: Crr) => this.controller.enqueue(`${c.metadata?.namespace}/${c.spec?.podName ?? ''}`);
+    this.informer.addEventHandler({
+      add: enqueue,
+      update: (_o, n) => enqueue(n),
+      delete: (c) => {
+        this.killed.delete(c.metadata?.uid ?? '');
+        this.expected.delete(c.metadata?.uid ?? '');
+        enqueue(c);
+      },
+    });
+  }
+
+  /** Starts watching and working. */
+  start(): void {
+    this.informer.start();
+    this.controller.start();
+  }
+
+  /** Whether the request informer has listed. */
+  hasSynced(): boolean {
+    return this.informer.hasSynced();
+  }
+
+  /** Stops (in-flight syncs may finish their CRI call). */
+  async stop(): Promise<void> {
+    await this.controller.stop(5000);
+    await this.informer.stop();
+  }
+
+  /** Merge-patches the status, guarded by the cached resourceVersion; returns the stored object. */
+  private async writeStatus(crr: Crr, status: Record<string, unknown>): Promise<Crr> {
+    const updated = await this.d.client.mergePatchStatus<Crr>(
+      Resources.ContainerRecreateRequest,
+      crr.metadata!.namespace,
+      crr.metadata!.name!,
+      { metadata: { resourceVersion: crr.metadata?.resourceVersion }, status },
+    );
+    this.expected.set(crr.metadata!.uid!, { rv: updated.metadata!.resourceVersion!, since: Date.now() });
+    return updated;
+  }
+
+  private async complete(crr: Crr, message: string, states?: ContainerRecreateState[]): Promise<void> {
+    await this.writeStatus(crr, {
+      phase: 'Completed',
+      completionTime: nowRFC3339(),
+      message,
+      ...(states ? { containerRecreateStates: states } : {}),
+    });
+    this.killed.delete(crr.metadata!.uid!);
+  }
+
+  private async sync(log: Logger, key: string): Promise<{ requeueAfterMs?: number } | undefined> {
+    const { current, waiting } = pickRequest(this.informer.byIndex(BY_POD, key));
+    for (const w of waiting) {
+      await this.writeStatus(w, { phase: 'Pending' }).catch((err) => {
+        if (!isConflict(err) && !isNotFound(err)) throw err;
+      });
+    }
+    if (!current) return undefined;
+    if (!this.caughtUp(current)) return { requeueAfterMs: 50 };
+    try {
+      const result = await this.work(log, current);
+      if (result === 'completed') return { requeueAfterMs: 1 };
+      return result;
+    } catch (err) {
+      if (isConflict(err)) return { requeueAfterMs: 20 };
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async work(
+    log: Logger,
+    cached: Crr,
+  ): Promise<'completed' | { requeueAfterMs?: number } | undefined> {
+    let crr = cached;
+    if (crr.status?.phase !== 'Recreating') crr = await this.writeStatus(crr, { phase: 'Recreating' });
+    const unreadyGrace = crr.spec?.strategy?.unreadyGracePeriodSeconds;
+    if (unreadyGrace != null) {
+      const acquired = crr.metadata?.annotations?.[CRR_UNREADY_ACQUIRED_ANNOTATION];
+      if (!acquired) return undefined;
+      const at = Date.parse(acquired);
+      if (Number.isNaN(at)) {
+        await this.complete(crr, `failed to parse unready-acquired time ${acquired}`);
+        return 'completed';
+      }
+      const left = at + unreadyGrace * 1000 - Date.now();
+      if (left > 0) return { requeueAfterMs: left + 100 };
+    }
+    const containers = crr.spec?.containers ?? [];
+    const prefixes = new Set(containers.map((c) => (c.statusContext?.containerID ?? '').split('://')[0]));
+    const prefix = [...prefixes][0] ?? '';
+    if (prefixes.size !== 1 || prefix !== this.d.runtimeName) {
+      await this.complete(
+        crr,
+        `failed to find runtime service: ${prefixes.size > 1 ? 'containers of several runtimes' : `no runtime service for ${prefix || 'an empty containerID'}`}`,
+      );
+      return 'completed';
+    }
+    const onNode = await this.nodeContainers(crr.metadata?.labels?.[CRR_POD_UID_LABEL] ?? '');
+    const killed = this.killed.get(crr.metadata!.uid!) ?? new Set<string>();
+    this.killed.set(crr.metadata!.uid!, killed);
+    const { states, recheckAt } = nextStates(crr, onNode, killed, Date.now());
+    if (JSON.stringify(states) !== JSON.stringify(crr.status?.containerRecreateStates ?? [])) {
+      await this.writeStatus(crr, { containerRecreateStates: states });
+      return recheckAt ? { requeueAfterMs: recheckAt - Date.now() } : undefined;
+    }
+    const failFast = (crr.spec?.strategy?.failurePolicy ?? 'Fail') === 'Fail';
+    const next = states.map((s) => ({ ...s }));
+    for (let i = 0; i < containers.length; i++) {
+      const s = next[i]!;
+      if (s.phase === 'Succeeded') continue;
+      if (s.phase === 'Failed') {
+        if (failFast) {
+          await this.complete(crr, '', next);
+          return 'completed';
+        }
+        continue;
+      }
+      if (s.phase === 'Recreating') {
+        if (crr.spec?.strategy?.orderedRecreate) break;
+        continue;
+      }
+      const onNodeNow = onNode.get(s.name);
+      if (!onNodeNow) {
+        // Not on the node (yet): nothing to stop; activeDeadlineSeconds bounds the wait.
+        if (crr.spec?.strategy?.orderedRecreate) break;
+        continue;
+      }
+      const failure = await this.kill(log, crr, containers[i]!, onNodeNow);
+      if (failure) {
+        next[i] = { name: s.name, phase: 'Failed', message: `kill container error: ${failure}` };
+        if (failFast) break;
+        continue;
+      }
+      killed.add(s.name);
+      next[i] = { name: s.name, phase: 'Recreating', isKilled: true };
+      break;
+    }
+    if (next.every(done)) {
+      await this.complete(crr, '', next);
+      return 'completed';
+    }
+    if (JSON.stringify(next) !== JSON.stringify(states))
+      await this.writeStatus(crr, { containerRecreateStates: next });
+    const min = crr.spec?.strategy?.minStartedSeconds ?? 0;
+    if (recheckAt) return { requeueAfterMs: Math.max(1, recheckAt - Date.now()) };
+    return min > 0 ? { requeueAfterMs: min * 1000 } : undefined;
+  }
+
+  /** The newest CRI container of each name in a pod. */
+  private async nodeContainers(podUid: string): Promise<Map<string, NodeContainer>> {
+    const { containers } = await this.d.cri.listContainers({
+      labelSelector: { [CRI_POD_UID_LABEL]: podUid },
+    });
+    const newest = new Map<string, { attempt: number; id: string }>();
+    for (const c of containers) {
+      const name = c.labels?.[CRI_CONTAINER_NAME_LABEL] ?? c.metadata?.name ?? '';
+      const attempt = Number(
+        c.annotations?.[CRI_CONTAINER_RESTART_COUNT_ANNOTATION] ?? c.metadata?.attempt ?? 0,
+      );
+      const prev = newest.get(name);
+      if (!prev || attempt > prev.attempt) newest.set(name, { attempt, id: c.id });
+    }
+    const out = new Map<string, NodeContainer>();
+    for (const [name, { attempt, id }] of newest) {
+      const status = (await this.d.cri.containerStatus(id)).status;
+      if (!status) continue;
+      out.set(name, {
+        containerID: `${this.d.runtimeName}://${id}`,
+        restartCount: attempt,
+        exited: status.state === 'CONTAINER_EXITED',
+        startedAtMs: Number(BigInt(status.startedAt ?? 0) / 1_000_000n),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Stops one container as kubelet's KillContainer does: a `Killing` event, the preStop hook for at
+   * most the grace period, then StopContainer with what is left of it (at least 2 s).
+   * Resolves with an error text when the stop failed.
+   */
+  private async kill(
+    log: Logger,
+    crr: Crr,
+    spec: ContainerRecreateRequestContainer,
+    current: NodeContainer,
+  ): Promise<string | undefined> {
+    const ns = crr.metadata!.namespace!;
+    const podName = crr.spec!.podName;
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: podName, namespace: ns, uid: crr.metadata?.labels?.[CRR_POD_UID_LABEL] },
+    };
+    this.d.recorder.event(
+      pod,
+      'Normal',
+      'Killing',
+      `Stopping container ${spec.name} by ContainerRecreateRequest ${crr.metadata!.name}`,
+    );
+    const id = current.containerID.slice(current.containerID.indexOf('://') + 3);
+    let grace = crr.spec?.strategy?.terminationGracePeriodSeconds ?? 30;
+    if (spec.preStop) {
+      const started = Date.now();
+      const podIP = spec.preStop.exec ? '' : await this.podIP(ns, podName);
+      const failure = await runLifecycleHandler(
+        this.d.cri,
+        spec.preStop as never,
+        { containerId: id, containerName: spec.name, podIP, ports: spec.ports as never },
+        grace,
+      );
+      if (failure) log.warn({ container: spec.name, err: failure }, 'preStop hook failed');
+      grace -= (Date.now() - started) / 1000;
+    }
+    try {
+      this.d.onStop?.(crr, spec.name);
+      await this.d.cri.stopContainer(id, Math.max(MIN_GRACE_SECONDS, Math.ceil(grace)));
+      log.info({ pod: `${ns}/${podName}`, container: spec.name }, 'container stopped for recreation');
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  private async podIP(namespace: string, name: string): Promise<string> {
+    try {
+      const pod = await this.d.client.get(Resources.Pod, namespace, name);
+      return pod.status?.podIP ?? '127.0.0.1';
+    } catch {
+      return '127.0.0.1';
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
+import { type KubeClient, Resources } from '@kruise/runtime';
+import { parse } from 'yaml';
+
+/** The repository root. */
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** A program of ours running as a child process, stopped by its PID. */
+export interface Program {
+  name: string;
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the first match of `pattern` in its output (rejects if it exits first or after `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code or signal. */
+  stop(graceMs?: number): Promise<number | string | null>;
+}
+
+/**
+ * Starts one of our TypeScript entry points on this Node (`process.execPath`, which forwards
+ * signals, unlike `node_modules/.bin/node`), with sources resolved through the `source` condition.
+ */
+export function startProgram(
+  name: string,
+  entry: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Program {
+  const child = spawn(process.execPath, ['--conditions=source', join(repoRoot, entry), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  const waiters: (() => void)[] = [];
+  const onData = (c: Buffer) => {
+    out += c.toString();
+    if (out.length > 4_000_000) out = out.slice(-2_000_000);
+    for (const w of waiters.splice(0)) w();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | string | null>((r) =>
+    child.once('exit', (code, signal) => r(code ?? signal)),
+  );
+  return {
+    name,
+    child,
+    output: () => out,
+    waitFor(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`${name}: no ${pattern} in ${timeoutMs} ms:\n${out.slice(-3000)}`)),
+          timeoutMs,
+        );
+        const check = () => {
+          const m = pattern.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            clearTimeout(timer);
+            reject(new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${out.slice(-3000)}`));
+          } else waiters.push(check);
+        };
+        check();
+        void exited.then(() => waiters.includes(check) && check());
+      });
+    },
+    async stop(graceMs = 15_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? child.signalCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
+
+const ignoreExists = async (create: () => Promise<unknown>) => {
+  try {
+    await create();
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+  }
+};
+
+/** Feature gates the local stack and the end-to-end tests run kruise-manager with. */
+export const LOCAL_GATES = 'ImagePullJobGate=true';
+
+/**
+ * Applies what a cluster install puts in place before kruise-manager starts: the CRDs, the
+ * `kruise-system` and `kruise-daemon-config` namespaces, both webhook configurations and the
+ * webhook Service (idempotent).
+ */
+export async function installKruiseApi(client: KubeClient, gates = LOCAL_GATES): Promise<void> {
+  for (const file of readdirSync(join(repoRoot, 'deploy/crds')).sort()) {
+    const crd = parse(readFileSync(join(repoRoot, 'deploy/crds', file), 'utf8'));
+    await ignoreExists(() =>
+      client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }),
+    );
+  }
+  for (const ns of ['kruise-system', 'kruise-daemon-config'])
+    await ignoreExists(() => client.create(Resources.Namespace, { metadata: { name: ns } }));
+  const configs = webhookConfigurations(parseFeatureGates(gates));
+  await ignoreExists(() => client.create(Resources.MutatingWebhookConfiguration, configs.mutating));
+  await ignoreExists(() => client.create(Resources.ValidatingWebhookConfiguration, configs.validating));
+  await ignoreExists(() =>
+    client.create(Resources.Service, {
+      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
+      spec: { ports: [{ port: 443, targetPort: 9876 }] },
+    }),
+  );
+}
+
+/** Points `kruise-webhook-service` at a webhook server on 127.0.0.1 (there is no kube-proxy here). */
+export async function pointWebhookService(client: KubeClient, port: number): Promise<void> {
+  const subsets = [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }];
+  try {
+    await client.create(Resources.Endpoints, {
+      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
+      subsets,
+    });
+  } catch {
+    const current = await client.get(Resources.Endpoints, 'kruise-system', 'kruise-webhook-service');
+    await client.update(Resources.Endpoints, { ...current, subsets });
+  }
+}
+
+/** Starts kruise-manager with its webhooks on a free loopback port; resolves once they serve. */
+export async function startManagerProcess(
+  kubeconfig: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ program: Program; webhookPort: number }> {
+  const program = startProgram(
+    'kruise-manager',
+    'packages/manager/src/main.ts',
+    [
+      `--kubeconfig=${kubeconfig}`,
+      '--metrics-addr=127.0.0.1:0',
+      '--health-probe-addr=127.0.0.1:0',
+      '--webhook-host=127.0.0.1',
+      '--webhook-port=0',
+      '--enable-leader-election=false',
+      `--feature-gates=${LOCAL_GATES}`,
+      ...extraArgs,
+    ],
+    env,
+  );
+  const m = await program.waitFor(/"webhookport":(\d+)/);
+  return { program, webhookPort: Number(m[1]) };
+}
+
+/** Starts kruise-daemon for `node` on a CRI socket; resolves once it runs. */
+export async function startDaemonProcess(
+  kubeconfig: string,
+  node: string,
+  runtimeEndpoint: string,
+  extraArgs: string[] = [],
+): Promise<Program> {
+  const program = startProgram('kruise-daemon', 'packages/daemon/src/main.ts', [
+    `--node-name=${node}`,
+    `--kubeconfig=${kubeconfig}`,
+    `--runtime-endpoint=${runtimeEndpoint}`,
+    '--addr=127.0.0.1:0',
+    ...extraArgs,
+  ]);
+  await program.waitFor(/kruise-daemon started/);
+  return program;
+}
+
+/** Starts a local node (kubelet's part) for `node` on a CRI socket; resolves once its Node is Ready. */
+export async function startLocalNodeProcess(
+  kubeconfig: string,
+  node: string,
+  runtimeEndpoint: string,
+  extraArgs: string[] = [],
+): Promise<Program> {
+  const program = startProgram('local-node', 'packages/local-node/src/node/main.ts', [
+    `--node-name=${node}`,
+    `--kubeconfig=${kubeconfig}`,
+    `--runtime-endpoint=${runtimeEndpoint}`,
+    ...extraArgs,
+  ]);
+  await program.waitFor(/local node ready/);
+  return program;
+}
