@@ -1,4 +1,5 @@
 import { benchControlPlane } from './control-plane.bench.ts';
+import { benchCrr } from './crr.bench.ts';
 import { benchDaemon } from './daemon.bench.ts';
 import { benchManager } from './manager.bench.ts';
 import { benchRuntime } from './runtime.bench.ts';
@@ -9,6 +10,7 @@ const suites: [string, () => Promise<void>][] = [
   ['controller kit', benchRuntime],
   ['kruise-manager', benchManager],
   ['kruise-daemon', benchDaemon],
+  ['ContainerRecreateRequest', benchCrr],
 ];
 const only = process.argv.slice(2).find((a) => a !== '--');
 for (const [name, run] of suites) {

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { webhookAdmission } from './admission/admission.ts';
+import { closeWebhookConnections } from './admission/webhook-client.ts';
 import type { UserInfo } from './api/context.ts';
 import { ObjectService } from './api/objects.ts';
 import { AuditTrail } from './audit.ts';
@@ -191,5 +192,6 @@ export class ControlPlane {
       this.server.closeAllConnections();
     });
     this.store.close();
+    closeWebhookConnections();
   }
 }

@@ -30,6 +30,15 @@ function trimContainerStatus(s: any): any {
   };
 }
 
+/** What the CRR webhook reads of a container spec. */
+function trimContainer(c: any): any {
+  return {
+    name: c?.name,
+    ...(c?.ports ? { ports: c.ports } : {}),
+    ...(c?.lifecycle?.preStop ? { lifecycle: { preStop: c.lifecycle.preStop } } : {}),
+  };
+}
+
 /**
  * The parts of a pod the controllers read — labels and node (podSelector jobs), container
  * statuses, conditions and readiness gates (ContainerRecreateRequests): the rest is not cached.
@@ -47,7 +56,13 @@ export function trimPod(pod: KubeObject): KubeObject {
       deletionTimestamp: m.deletionTimestamp,
       ownerReferences: m.ownerReferences,
     },
-    spec: { nodeName: pod.spec?.nodeName, readinessGates: pod.spec?.readinessGates },
+    spec: {
+      nodeName: pod.spec?.nodeName,
+      readinessGates: pod.spec?.readinessGates,
+      terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds,
+      containers: pod.spec?.containers?.map(trimContainer),
+      initContainers: pod.spec?.initContainers?.map(trimContainer),
+    },
     status: {
       phase: st.phase,
       conditions: st.conditions,
@@ -127,20 +142,6 @@ export async function startManager(
   });
   const gates = options.featureGates;
   const webhook = new WebhookServer({ logger: log });
-  registerRoutes(
-    webhook,
-    webhookRoutes(gates, {
-      pod: async (ns, name) => {
-        try {
-          return await client.get(Resources.Pod, ns, name);
-        } catch (err) {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        }
-      },
-      node: (name) => client.get(Resources.Node, undefined, name),
-    }),
-  );
   const certs = new CertManager(client, {
     namespace: options.webhookServiceNamespace,
     serviceName: options.webhookServiceName,
@@ -172,6 +173,24 @@ export async function startManager(
   const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: Resources.ImagePullJob });
   const nodes = f.informerFor<KubeObject>({ resource: Resources.Node, transform: trimNode });
   const pods = f.informerFor<KubeObject>({ resource: Resources.Pod, transform: trimPod });
+  registerRoutes(
+    webhook,
+    webhookRoutes(gates, {
+      // The caches first (as upstream's cached client); the API when they do not have it yet.
+      pod: async (ns, name) => {
+        const cached = pods.get(`${ns}/${name}`);
+        if (cached && (cached.status?.containerStatuses ?? []).every((s: any) => s.containerID))
+          return cached;
+        try {
+          return await client.get(Resources.Pod, ns, name);
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      },
+      node: async (name) => nodes.get(name) ?? client.get(Resources.Node, undefined, name),
+    }),
+  );
   const secrets = f.informerFor<KubeObject>({ resource: Resources.Secret });
   const lists = f.informerFor<ImageListPullJob & KubeObject>({ resource: Resources.ImageListPullJob });
   const crrs = f.informerFor<ContainerRecreateRequest & KubeObject>({

@@ -1,4 +1,5 @@
-import { request } from 'node:https';
+import { createHash } from 'node:crypto';
+import { Agent, request } from 'node:https';
 import { checkServerIdentity } from 'node:tls';
 
 /** Where and how to reach one webhook. */
@@ -14,6 +15,41 @@ export interface WebhookTarget {
   displayUrl: string;
 }
 
+/** Keep-alive agents per webhook endpoint and trust, as kube-apiserver caches its transports. */
+const agents = new Map<string, Agent>();
+const MAX_AGENTS = 64;
+
+function agentFor(target: WebhookTarget): Agent {
+  const key = `${target.host}:${target.port}|${target.serverName}|${createHash('sha256')
+    .update(target.ca ?? '')
+    .digest('hex')}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    if (agents.size >= MAX_AGENTS) {
+      const [oldest] = agents.keys();
+      agents.get(oldest!)?.destroy();
+      agents.delete(oldest!);
+    }
+    agent = new Agent({
+      keepAlive: true,
+      maxSockets: 64,
+      // Idle connections close before a Go or Node server's 5 s keep-alive timeout can race a request.
+      timeout: 4000,
+      ca: target.ca,
+      servername: /^\d+\.\d+\.\d+\.\d+$/.test(target.serverName) ? undefined : target.serverName,
+      checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
+    });
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/** Closes the cached connections (when the server stops). */
+export function closeWebhookConnections(): void {
+  for (const a of agents.values()) a.destroy();
+  agents.clear();
+}
+
 /** POSTs an AdmissionReview and returns the parsed response, or throws an Error describing the failure. */
 export function callWebhook(target: WebhookTarget, body: string, timeoutMs: number): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -23,16 +59,13 @@ export function callWebhook(target: WebhookTarget, body: string, timeoutMs: numb
         port: target.port,
         path: target.path,
         method: 'POST',
-        ca: target.ca,
-        servername: /^\d+\.\d+\.\d+\.\d+$/.test(target.serverName) ? undefined : target.serverName,
-        checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
         headers: {
           'content-type': 'application/json',
           accept: 'application/json',
           'content-length': Buffer.byteLength(body),
         },
         timeout: timeoutMs,
-        agent: false,
+        agent: agentFor(target),
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -58,6 +58,10 @@ export class CrrExecutor {
   private readonly d: CrrExecutorDeps;
   /** Per request UID: containers this daemon has stopped (kept when a status write is lost). */
   private readonly killed = new Map<string, Set<string>>();
+  /** Stops in progress, by `requestUID/container`. */
+  private readonly stopping = new Map<string, Promise<void>>();
+  /** Stops that failed and are not yet recorded in the states, by `requestUID/container`. */
+  private readonly stopFailures = new Map<string, string>();
   /** Per request UID: the resourceVersion of this daemon's last write, until the cache shows it. */
   private readonly expected = new Map<string, { rv: string; since: number }>();
 
@@ -111,9 +115,13 @@ export class CrrExecutor {
     return this.informer.hasSynced();
   }
 
-  /** Stops (in-flight syncs may finish their CRI call). */
+  /** Stops working; container stops in progress get up to 5 s to finish. */
   async stop(): Promise<void> {
     await this.controller.stop(5000);
+    await Promise.race([
+      Promise.all(this.stopping.values()),
+      new Promise((r) => setTimeout(r, 5000).unref()),
+    ]);
     await this.informer.stop();
   }
 
@@ -164,8 +172,11 @@ export class CrrExecutor {
     cached: Crr,
   ): Promise<'completed' | { requeueAfterMs?: number } | undefined> {
     let crr = cached;
-    if (crr.status?.phase !== 'Recreating') crr = await this.writeStatus(crr, { phase: 'Recreating' });
     const unreadyGrace = crr.spec?.strategy?.unreadyGracePeriodSeconds;
+    // Recreating is written on its own only when the manager must see it first (to hold the pod
+    // not-ready); otherwise it goes out with the first container states, after the first stop.
+    const recreating = crr.status?.phase === 'Recreating';
+    if (!recreating && unreadyGrace != null) crr = await this.writeStatus(crr, { phase: 'Recreating' });
     if (unreadyGrace != null) {
       const acquired = crr.metadata?.annotations?.[CRR_UNREADY_ACQUIRED_ANNOTATION];
       if (!acquired) return undefined;
@@ -187,14 +198,13 @@ export class CrrExecutor {
       );
       return 'completed';
     }
-    const onNode = await this.nodeContainers(crr.metadata?.labels?.[CRR_POD_UID_LABEL] ?? '');
+    const onNode = await this.nodeContainers(
+      crr.metadata?.labels?.[CRR_POD_UID_LABEL] ?? '',
+      (crr.spec?.strategy?.minStartedSeconds ?? 0) > 0,
+    );
     const killed = this.killed.get(crr.metadata!.uid!) ?? new Set<string>();
     this.killed.set(crr.metadata!.uid!, killed);
     const { states, recheckAt } = nextStates(crr, onNode, killed, Date.now());
-    if (JSON.stringify(states) !== JSON.stringify(crr.status?.containerRecreateStates ?? [])) {
-      await this.writeStatus(crr, { containerRecreateStates: states });
-      return recheckAt ? { requeueAfterMs: recheckAt - Date.now() } : undefined;
-    }
     const failFast = (crr.spec?.strategy?.failurePolicy ?? 'Fail') === 'Fail';
     const next = states.map((s) => ({ ...s }));
     for (let i = 0; i < containers.length; i++) {
@@ -217,50 +227,78 @@ export class CrrExecutor {
         if (crr.spec?.strategy?.orderedRecreate) break;
         continue;
       }
-      const failure = await this.kill(log, crr, containers[i]!, onNodeNow);
-      if (failure) {
+      // The stop (preStop, then StopContainer) runs beside the queue, so a long preStop never holds
+      // a worker; when it ends the pod is synced again and the outcome lands in the states.
+      // (Upstream stops one container per sync and holds a worker for the whole stop.)
+      const stopKey = `${crr.metadata!.uid}/${s.name}`;
+      const failure = this.stopFailures.get(stopKey);
+      if (failure !== undefined) {
+        this.stopFailures.delete(stopKey);
         next[i] = { name: s.name, phase: 'Failed', message: `kill container error: ${failure}` };
         if (failFast) break;
         continue;
       }
-      killed.add(s.name);
-      next[i] = { name: s.name, phase: 'Recreating', isKilled: true };
-      break;
+      if (!this.stopping.has(stopKey)) {
+        const podKey = `${crr.metadata!.namespace}/${crr.spec!.podName}`;
+        const stop = this.kill(log, crr, containers[i]!, onNodeNow)
+          .then((err) => {
+            if (err === undefined) killed.add(s.name);
+            else this.stopFailures.set(stopKey, err);
+          })
+          .finally(() => {
+            this.stopping.delete(stopKey);
+            this.controller.enqueue(podKey);
+          });
+        this.stopping.set(stopKey, stop);
+      }
+      // Ordered: the next container waits for this one to succeed; unordered: all stop at once.
+      if (crr.spec?.strategy?.orderedRecreate) break;
     }
     if (next.every(done)) {
       await this.complete(crr, '', next);
       return 'completed';
     }
-    if (JSON.stringify(next) !== JSON.stringify(states))
+    // One write per sync, after the stop: the observed states and the stop's outcome together
+    // (and the Recreating phase, unless it went out before the unready grace period).
+    if (crr.status?.phase !== 'Recreating')
+      await this.writeStatus(crr, { phase: 'Recreating', containerRecreateStates: next });
+    else if (JSON.stringify(next) !== JSON.stringify(crr.status?.containerRecreateStates ?? []))
       await this.writeStatus(crr, { containerRecreateStates: next });
     const min = crr.spec?.strategy?.minStartedSeconds ?? 0;
     if (recheckAt) return { requeueAfterMs: Math.max(1, recheckAt - Date.now()) };
     return min > 0 ? { requeueAfterMs: min * 1000 } : undefined;
   }
 
-  /** The newest CRI container of each name in a pod. */
-  private async nodeContainers(podUid: string): Promise<Map<string, NodeContainer>> {
+  /**
+   * The newest CRI container of each name in a pod: one ListContainers, plus a ContainerStatus per
+   * container only when the request needs start times (minStartedSeconds).
+   */
+  private async nodeContainers(podUid: string, withStartTimes: boolean): Promise<Map<string, NodeContainer>> {
     const { containers } = await this.d.cri.listContainers({
       labelSelector: { [CRI_POD_UID_LABEL]: podUid },
     });
-    const newest = new Map<string, { attempt: number; id: string }>();
+    const newest = new Map<string, { attempt: number; id: string; state: string }>();
     for (const c of containers) {
       const name = c.labels?.[CRI_CONTAINER_NAME_LABEL] ?? c.metadata?.name ?? '';
       const attempt = Number(
         c.annotations?.[CRI_CONTAINER_RESTART_COUNT_ANNOTATION] ?? c.metadata?.attempt ?? 0,
       );
       const prev = newest.get(name);
-      if (!prev || attempt > prev.attempt) newest.set(name, { attempt, id: c.id });
+      if (!prev || attempt > prev.attempt) newest.set(name, { attempt, id: c.id, state: String(c.state) });
     }
     const out = new Map<string, NodeContainer>();
-    for (const [name, { attempt, id }] of newest) {
-      const status = (await this.d.cri.containerStatus(id)).status;
-      if (!status) continue;
+    for (const [name, { attempt, id, state }] of newest) {
+      let startedAtMs = 0;
+      if (withStartTimes) {
+        const status = (await this.d.cri.containerStatus(id)).status;
+        if (!status) continue;
+        startedAtMs = Number(BigInt(status.startedAt ?? 0) / 1_000_000n);
+      }
       out.set(name, {
         containerID: `${this.d.runtimeName}://${id}`,
         restartCount: attempt,
-        exited: status.state === 'CONTAINER_EXITED',
-        startedAtMs: Number(BigInt(status.startedAt ?? 0) / 1_000_000n),
+        exited: state === 'CONTAINER_EXITED',
+        startedAtMs,
       });
     }
     return out;

@@ -1,0 +1,185 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ControlPlane } from '@kruise/control-plane';
+import {
+  installKruiseApi,
+  type Program,
+  pointWebhookService,
+  startDaemonProcess,
+  startLocalNodeProcess,
+  startManagerProcess,
+} from '@kruise/local-node/stack/processes';
+import { KubeClient, Resources } from '@kruise/runtime';
+import { freePort } from '../support/free-port.ts';
+import { eventually } from '../support/poll.ts';
+import { fmt, median, quantile } from './stats.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const script = join(root, 'packages/cri/scripts/cri-stack.sh');
+const PODS = 50;
+const ROUNDS = 3;
+const LOOP = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
+
+/** StopContainer calls as containerd logged them: container ID → epoch ms (from the log's nanosecond time). */
+function stopsInLog(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(
+    /time="([^"]+)" level=info msg="StopContainer for \\"([0-9a-f]+)\\" with timeout/g,
+  )) {
+    if (!out.has(m[2]!)) out.set(m[2]!, Date.parse(m[1]!));
+  }
+  return out;
+}
+
+/**
+ * ContainerRecreateRequest latency: 50 pods on one local node, one request each, created together;
+ * from each create call to containerd logging its StopContainer (p50, p99), and until all are Completed.
+ */
+export async function benchCrr(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kbench-'));
+  const env = {
+    ...process.env,
+    CRI_STACK_DIR: join(dir, 's'),
+    REG_PORT: String(await freePort()),
+    BIG_MB: '1',
+  };
+  execFileSync('bash', [script, 'install'], { env, stdio: 'ignore' });
+  execFileSync('bash', [script, 'up'], { env, stdio: 'ignore' });
+  const socket = `unix://${join(dir, 's/containerd/containerd.sock')}`;
+  const registry = `127.0.0.1:${env.REG_PORT}`;
+  const cp = await ControlPlane.start();
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, cp.kubeconfig());
+  const client = KubeClient.fromString(cp.kubeconfig());
+  const programs: Program[] = [];
+  try {
+    await installKruiseApi(client);
+    const { program: manager, webhookPort } = await startManagerProcess(kubeconfig);
+    programs.push(manager);
+    await pointWebhookService(client, webhookPort);
+    programs.push(await startLocalNodeProcess(kubeconfig, 'bench-node', socket));
+    programs.push(await startDaemonProcess(kubeconfig, 'bench-node', socket));
+    const round = async (prefix: string, count: number) => {
+      const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+      await Promise.all(
+        names.map((name) =>
+          client.create(Resources.Pod, {
+            metadata: { name, namespace: 'default' },
+            spec: {
+              nodeName: 'bench-node',
+              terminationGracePeriodSeconds: 1,
+              containers: [{ name: 'app', image: `${registry}/busybox:v1`, command: LOOP }],
+            },
+          }),
+        ),
+      );
+      const mine = (o: { metadata?: { name?: string } }) => o.metadata?.name?.startsWith(`${prefix}-`);
+      await eventually(
+        async () =>
+          (await client.list(Resources.Pod, { namespace: 'default' })).items.filter(
+            (p) => mine(p) && p.status?.containerStatuses?.[0]?.ready,
+          ).length === count,
+        120_000,
+        200,
+      );
+      // Let pod start-up (status writes, restarts of the previous round) settle before measuring.
+      await new Promise((r) => setTimeout(r, 3000));
+      // Open the bench client's connections first: TLS handshakes of the load generator are not CRR latency.
+      await Promise.all(names.map((name) => client.get(Resources.Pod, 'default', name)));
+      const sentAt = new Map<string, number>();
+      const answered: number[] = [];
+      const started = Date.now();
+      const created = await Promise.all(
+        names.map((name) => {
+          sentAt.set(name, Date.now());
+          return client
+            .create(Resources.ContainerRecreateRequest, {
+              metadata: { name, namespace: 'default' },
+              spec: { podName: name, containers: [{ name: 'app' }] },
+            })
+            .then((c) => {
+              answered.push(Date.now() - sentAt.get(name)!);
+              return c;
+            });
+        }),
+      );
+      const crrs = async () =>
+        (await client.list(Resources.ContainerRecreateRequest, { namespace: 'default' })).items.filter(mine);
+      await eventually(
+        async () => (await crrs()).filter((c) => c.status?.phase === 'Completed').length === count,
+        120_000,
+        50,
+      );
+      const allDone = Date.now() - started;
+      const stops = stopsInLog(readFileSync(join(dir, 's/containerd/containerd.log'), 'utf8'));
+      const latencies: number[] = [];
+      for (const c of created) {
+        const id = String(c.spec.containers[0].statusContext.containerID).replace('containerd://', '');
+        const at = stops.get(id);
+        if (at !== undefined) latencies.push(at - sentAt.get(c.metadata!.name!)!);
+      }
+      const failed = (await crrs()).filter(
+        (c) => c.status?.containerRecreateStates?.[0]?.phase !== 'Succeeded',
+      ).length;
+      await Promise.all(names.map((name) => client.delete(Resources.Pod, 'default', name)));
+      await eventually(
+        async () => !(await client.list(Resources.Pod, { namespace: 'default' })).items.some(mine),
+        60_000,
+        200,
+      );
+      return {
+        p50: quantile(latencies, 0.5),
+        p99: quantile(latencies, 0.99),
+        answered: quantile(answered, 0.5),
+        allDone,
+        seen: latencies.length,
+        failed,
+      };
+    };
+    await round('warm', PODS);
+    const rounds: Awaited<ReturnType<typeof round>>[] = [];
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await round(`r${r}`, PODS));
+    const med = (f: (x: (typeof rounds)[number]) => number) => median(rounds.map(f));
+    console.log(
+      `ContainerRecreateRequest, ${PODS} pods on one local node, one request each, created together (medians of ${ROUNDS} rounds after a warm-up):`,
+    );
+    console.log(
+      `  create -> StopContainer at containerd: p50 ${fmt(
+        med((x) => x.p50),
+        0,
+      )} ms, p99 ${fmt(
+        med((x) => x.p99),
+        0,
+      )} ms (goal p50 <= 200 ms, p99 <= 1000 ms); per round p50/p99: ${rounds.map((x) => `${fmt(x.p50, 0)}/${fmt(x.p99, 0)}`).join(', ')}`,
+    );
+    console.log(
+      `  of which the create call itself (API server + mutating webhook): p50 ${fmt(
+        med((x) => x.answered),
+        0,
+      )} ms; all ${PODS} Completed after ${fmt(med((x) => x.allDone) / 1000, 2)} s; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}`,
+    );
+  } finally {
+    await client
+      .list(Resources.Pod, { namespace: 'default' })
+      .then((l) =>
+        Promise.all(
+          l.items.map((p) =>
+            client
+              .delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 })
+              .catch(() => undefined),
+          ),
+        ),
+      )
+      .catch(() => undefined);
+    await eventually(async () => (await client.list(Resources.Pod)).items.length === 0, 60_000, 200).catch(
+      () => undefined,
+    );
+    for (const p of programs.reverse()) await p.stop();
+    await cp.stop();
+    execFileSync('bash', [script, 'down'], { env, stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
