@@ -1,0 +1,150 @@
+import { NAMES } from './names.ts';
+
+/** One RBAC PolicyRule. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+const READ = ['get', 'list', 'watch'];
+const rule = (
+  apiGroups: string[],
+  resources: string[],
+  verbs: string[],
+  resourceNames?: string[],
+): PolicyRule => ({
+  apiGroups,
+  resources,
+  verbs,
+  ...(resourceNames ? { resourceNames } : {}),
+});
+
+/**
+ * kruise-manager across the cluster. Each rule is used by the end-to-end RBAC test's scenarios
+ * (the test fails on an unused rule) unless its comment says why it is kept anyway.
+ */
+export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
+  // NodeImage controller: one per Node; ImagePullJob controller writes tags into them.
+  rule(['apps.kruise.io'], ['nodeimages'], [...READ, 'create', 'update', 'patch', 'delete']),
+  rule(['apps.kruise.io'], ['nodeimages/status'], ['update', 'patch']),
+  // ImagePullJob controller (finalizer, status); ImageListPullJob controller creates and deletes its children.
+  rule(['apps.kruise.io'], ['imagepulljobs'], [...READ, 'create', 'update', 'patch', 'delete']),
+  rule(['apps.kruise.io'], ['imagepulljobs/status'], ['update', 'patch']),
+  rule(['apps.kruise.io'], ['imagelistpulljobs'], READ),
+  rule(['apps.kruise.io'], ['imagelistpulljobs/status'], ['update', 'patch']),
+  // ContainerRecreateRequest controller: labels, annotations, finalizer, completion, TTL deletion.
+  rule(['apps.kruise.io'], ['containerrecreaterequests'], [...READ, 'patch', 'delete']),
+  rule(['apps.kruise.io'], ['containerrecreaterequests/status'], ['update', 'patch']),
+  // NodeImages follow Nodes; the CRR webhook reads the pod's Node.
+  rule([''], ['nodes'], READ),
+  // podSelector jobs and CRRs read pods; CRRs hold pods not-ready through KruisePodReady.
+  rule([''], ['pods'], READ),
+  rule([''], ['pods/status'], ['update', 'patch']),
+  // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
+  rule([''], ['secrets'], READ),
+  // Events on jobs, NodeImages and pods (aggregated into a count, hence patch).
+  rule(['', 'events.k8s.io'], ['events'], ['create', 'patch']),
+  // Certificate manager: caBundle into kruise's two webhook configurations.
+  rule(
+    ['admissionregistration.k8s.io'],
+    ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+    ['get', 'update'],
+    ['kruise-mutating-webhook-configuration', 'kruise-validating-webhook-configuration'],
+  ),
+  // Certificate manager: finds apps.kruise.io CRDs; patch is kept for CRDs served with a Webhook
+  // conversion strategy (none of today's v1alpha1 CRDs has one, so the scenarios do not use it).
+  rule(['apiextensions.k8s.io'], ['customresourcedefinitions'], ['list', 'patch']),
+];
+
+/** kruise-manager in its own namespace: the leader Lease and the webhook certificates Secret. */
+export const MANAGER_NAMESPACE_RULES: PolicyRule[] = [
+  rule(['coordination.k8s.io'], ['leases'], ['create']),
+  rule(['coordination.k8s.io'], ['leases'], ['get', 'update'], [NAMES.leaderElectionLease]),
+  rule([''], ['secrets'], ['get', 'update'], [NAMES.webhookSecret]),
+];
+
+/** kruise-manager in kruise-daemon-config: the shared copies of pull secrets. */
+export const MANAGER_DAEMON_CONFIG_RULES: PolicyRule[] = [
+  rule([''], ['secrets'], ['create', 'update', 'patch', 'delete']),
+];
+
+/** kruise-daemon across the cluster. */
+export const DAEMON_CLUSTER_RULES: PolicyRule[] = [
+  // Image puller: its node's NodeImage and its status.
+  rule(['apps.kruise.io'], ['nodeimages'], READ),
+  rule(['apps.kruise.io'], ['nodeimages/status'], ['update', 'patch']),
+  // CRR executor: the active requests of its node, and their status.
+  rule(['apps.kruise.io'], ['containerrecreaterequests'], READ),
+  rule(['apps.kruise.io'], ['containerrecreaterequests/status'], ['update', 'patch']),
+  // CRR executor: the pod's IP for httpGet/tcpSocket preStop hooks.
+  rule([''], ['pods'], ['get']),
+  // PullImageSucceed/PullImageFailed and Killing events.
+  rule(['', 'events.k8s.io'], ['events'], ['create', 'patch']),
+];
+
+/** kruise-daemon in kruise-daemon-config: the only secrets it may read. */
+export const DAEMON_CONFIG_RULES: PolicyRule[] = [rule([''], ['secrets'], ['get'])];
+
+const role = (kind: 'ClusterRole' | 'Role', name: string, rules: PolicyRule[], namespace?: string) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  rules,
+});
+
+const binding = (
+  kind: 'ClusterRoleBinding' | 'RoleBinding',
+  name: string,
+  roleKind: 'ClusterRole' | 'Role',
+  roleName: string,
+  serviceAccount: string,
+  namespace?: string,
+) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName },
+  subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: NAMES.namespace }],
+});
+
+/** kruise-manager's ServiceAccount, roles and bindings. */
+export function managerRbac(): object[] {
+  const sa = NAMES.managerServiceAccount;
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NAMES.namespace } },
+    role('ClusterRole', 'kruise-manager-role', MANAGER_CLUSTER_RULES),
+    binding('ClusterRoleBinding', 'kruise-manager-rolebinding', 'ClusterRole', 'kruise-manager-role', sa),
+    role('Role', 'kruise-manager-role', MANAGER_NAMESPACE_RULES, NAMES.namespace),
+    binding('RoleBinding', 'kruise-manager-rolebinding', 'Role', 'kruise-manager-role', sa, NAMES.namespace),
+    role('Role', 'kruise-manager-secrets-role', MANAGER_DAEMON_CONFIG_RULES, NAMES.daemonConfigNamespace),
+    binding(
+      'RoleBinding',
+      'kruise-manager-secrets-rolebinding',
+      'Role',
+      'kruise-manager-secrets-role',
+      sa,
+      NAMES.daemonConfigNamespace,
+    ),
+  ];
+}
+
+/** kruise-daemon's ServiceAccount, roles and bindings. */
+export function daemonRbac(): object[] {
+  const sa = NAMES.daemonServiceAccount;
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NAMES.namespace } },
+    role('ClusterRole', 'kruise-daemon-role', DAEMON_CLUSTER_RULES),
+    binding('ClusterRoleBinding', 'kruise-daemon-rolebinding', 'ClusterRole', 'kruise-daemon-role', sa),
+    role('Role', 'kruise-daemon-secret-role', DAEMON_CONFIG_RULES, NAMES.daemonConfigNamespace),
+    binding(
+      'RoleBinding',
+      'kruise-daemon-secret-rolebinding',
+      'Role',
+      'kruise-daemon-secret-role',
+      sa,
+      NAMES.daemonConfigNamespace,
+    ),
+  ];
+}

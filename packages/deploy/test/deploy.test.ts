@@ -1,0 +1,133 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ControlPlane } from '@kruise/control-plane';
+import { KubeClient, Resources } from '@kruise/runtime';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { renderDeployFiles } from '../src/index.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const files = renderDeployFiles();
+const docs = (path: string) => parseAllDocuments(files.get(path)!).map((d) => d.toJS());
+const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+if (!hasKubectl)
+  console.warn('kubectl is not on PATH: deploy/kruise.yaml is applied through the API client instead');
+
+describe('deploy/ (the cluster install)', () => {
+  it('matches the generator output (run `pnpm generate` after a change)', () => {
+    for (const [path, text] of files)
+      expect(readFileSync(join(root, path), 'utf8'), `${path} is stale: run pnpm generate`).toBe(text);
+  });
+
+  it('lists every file in the kustomization, each present', () => {
+    const k = parse(files.get('deploy/kustomization.yaml')!);
+    for (const r of k.resources) expect(existsSync(join(root, 'deploy', r)), r).toBe(true);
+    const crds = k.resources.filter((r: string) => r.startsWith('crds/'));
+    expect(crds).toHaveLength(4);
+    expect(k.resources).toHaveLength(files.size - 2 + crds.length);
+  });
+
+  it('runs the manager as upstream does: 2 replicas, leader election, probes, non-root, read-only root, resources', () => {
+    const [d] = docs('deploy/manager/deployment.yaml');
+    expect(d.spec.replicas).toBe(2);
+    const pod = d.spec.template.spec;
+    const c = pod.containers[0];
+    expect(c.args).toContain('--enable-leader-election=true');
+    expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 8000 });
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 8000 });
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65534 });
+    expect(c.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      readOnlyRootFilesystem: true,
+    });
+    expect(c.resources.limits).toEqual({ cpu: '200m', memory: '512Mi' });
+    expect(pod.serviceAccountName).toBe('kruise-manager');
+  });
+
+  it('runs the daemon on every node: host network, /var/run read-only at /hostvarrun, NODE_NAME, liveness on 10221', () => {
+    const [ds] = docs('deploy/daemon/daemonset.yaml');
+    const pod = ds.spec.template.spec;
+    const c = pod.containers[0];
+    expect(pod.hostNetwork).toBe(true);
+    expect(pod.tolerations).toEqual([{ operator: 'Exists' }]);
+    expect(pod.volumes).toEqual([
+      { name: 'runtime-socket', hostPath: { path: '/var/run', type: 'Directory' } },
+    ]);
+    expect(c.volumeMounts).toEqual([{ name: 'runtime-socket', mountPath: '/hostvarrun', readOnly: true }]);
+    expect(c.env).toEqual([{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]);
+    expect(c.livenessProbe.httpGet).toMatchObject({ path: '/healthz', port: 10221 });
+    expect(c.securityContext.allowPrivilegeEscalation).toBe(false);
+  });
+
+  it('names upstream webhook configurations, paths and failure policy', () => {
+    const [mutating, validating] = docs('deploy/webhook/webhook-configurations.yaml');
+    expect(mutating.metadata.name).toBe('kruise-mutating-webhook-configuration');
+    expect(validating.metadata.name).toBe('kruise-validating-webhook-configuration');
+    expect(mutating.webhooks.map((w: any) => w.clientConfig.service.path)).toContain(
+      '/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest',
+    );
+    expect(validating.webhooks.map((w: any) => w.clientConfig.service.path)).toEqual([
+      '/validate-apps-kruise-io-v1alpha1-imagepulljob',
+      '/validate-apps-kruise-io-v1alpha1-imagelistpulljob',
+      '/validate-apps-kruise-io-v1alpha1-nodeimage',
+    ]);
+    expect(new Set([...mutating.webhooks, ...validating.webhooks].map((w: any) => w.failurePolicy))).toEqual(
+      new Set(['Fail']),
+    );
+  });
+
+  it('applies with `kubectl apply -f deploy/kruise.yaml` to the control plane', async () => {
+    const cp = await ControlPlane.start();
+    const dir = mkdtempSync(join(tmpdir(), 'deploy-'));
+    try {
+      const client = KubeClient.fromString(cp.kubeconfig());
+      if (hasKubectl) {
+        cp.writeKubeconfig(join(dir, 'kubeconfig'));
+        // Asynchronously: the API server runs in this process.
+        const run = await new Promise<{ status: number; stderr: string }>((resolve) => {
+          const child = execFile(
+            'kubectl',
+            ['apply', '-f', join(root, 'deploy/kruise.yaml')],
+            { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 60_000 },
+            (error, _out, stderr) =>
+              resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+          );
+          child.stdin?.end();
+        });
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+      } else {
+        for (const obj of docs('deploy/kruise.yaml')) {
+          const [group, version] = obj.apiVersion.includes('/')
+            ? obj.apiVersion.split('/')
+            : ['', obj.apiVersion];
+          const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
+          const plural = `${obj.kind.toLowerCase()}s`.replace(/ys$/, 'ies').replace(/sss$/, 'sses');
+          const ns = obj.metadata.namespace ? `/namespaces/${obj.metadata.namespace}` : '';
+          await client.request('POST', `${base}${ns}/${plural}`, { body: obj });
+        }
+      }
+      const ds = await client.request(
+        'GET',
+        '/apis/apps/v1/namespaces/kruise-system/daemonsets/kruise-daemon',
+      );
+      expect(ds.spec.template.spec.hostNetwork).toBe(true);
+      expect(
+        (
+          await client.get(
+            Resources.CustomResourceDefinition,
+            undefined,
+            'containerrecreaterequests.apps.kruise.io',
+          )
+        ).spec.names.shortNames,
+      ).toContain('crr');
+    } finally {
+      await cp.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
