@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
+import { applyManifests } from '@kruise/local-node/stack/processes';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
@@ -101,15 +102,7 @@ describe('deploy/ (the cluster install)', () => {
         expect(run.stderr).toBe('');
         expect(run.status).toBe(0);
       } else {
-        for (const obj of docs('deploy/kruise.yaml')) {
-          const [group, version] = obj.apiVersion.includes('/')
-            ? obj.apiVersion.split('/')
-            : ['', obj.apiVersion];
-          const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
-          const plural = `${obj.kind.toLowerCase()}s`.replace(/ys$/, 'ies').replace(/sss$/, 'sses');
-          const ns = obj.metadata.namespace ? `/namespaces/${obj.metadata.namespace}` : '';
-          await client.request('POST', `${base}${ns}/${plural}`, { body: obj });
-        }
+        await applyManifests(client, docs('deploy/kruise.yaml'));
       }
       const ds = await client.request(
         'GET',

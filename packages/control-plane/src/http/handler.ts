@@ -75,7 +75,11 @@ export class ApiHandler {
       namespace: info.namespace,
       name: info.name,
     };
-    res.on('finish', () => {
+    // Recorded when the response completes — for a watch, when the client or server ends it.
+    let recorded = false;
+    const record = () => {
+      if (recorded) return;
+      recorded = true;
       this.deps.audit.add({
         time: new Date().toISOString(),
         user: user?.username ?? 'system:anonymous',
@@ -84,7 +88,9 @@ export class ApiHandler {
         path: url.pathname,
         code: res.statusCode ?? code,
       });
-    });
+    };
+    res.on('finish', record);
+    res.on('close', record);
     try {
       const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
       user = this.deps.tokens.authenticate(

@@ -118,6 +118,23 @@ export async function installKruiseApi(client: KubeClient, gates = LOCAL_GATES):
   );
 }
 
+/**
+ * Creates manifests in order (`kubectl apply` of fresh objects): the path comes from each object's
+ * apiVersion and kind (plural = lower-case kind + "s", true of every kind in deploy/). Objects
+ * that exist already are left as they are.
+ */
+export async function applyManifests(client: KubeClient, objects: any[]): Promise<void> {
+  for (const obj of objects) {
+    if (!obj) continue;
+    const [group, version] = obj.apiVersion.includes('/') ? obj.apiVersion.split('/') : ['', obj.apiVersion];
+    const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
+    const ns = obj.metadata?.namespace ? `/namespaces/${obj.metadata.namespace}` : '';
+    await ignoreExists(() =>
+      client.request('POST', `${base}${ns}/${obj.kind.toLowerCase()}s`, { body: obj }),
+    );
+  }
+}
+
 /** Points `kruise-webhook-service` at a webhook server on 127.0.0.1 (there is no kube-proxy here). */
 export async function pointWebhookService(client: KubeClient, port: number): Promise<void> {
   const subsets = [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }];

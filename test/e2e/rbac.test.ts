@@ -1,0 +1,268 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AuditRecord } from '@kruise/control-plane';
+import { ControlPlane } from '@kruise/control-plane';
+import { JUSTIFIED_UNUSED, type PolicyRule } from '@kruise/deploy';
+import {
+  applyManifests,
+  type Program,
+  pointWebhookService,
+  repoRoot,
+  startDaemonProcess,
+  startLocalNodeProcess,
+  startManagerProcess,
+} from '@kruise/local-node/stack/processes';
+import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { LOOP, until } from './env.ts';
+
+/**
+ * RBAC proven both ways: deploy/kruise.yaml is applied, kruise-manager and kruise-daemon run with
+ * their ServiceAccounts' tokens (TokenRequest), the image and CRR scenarios run, and the audit
+ * trail must show no denied request and a use for every rule granted (or a recorded reason).
+ */
+const NODE = 'rbac-node';
+const MANAGER = 'system:serviceaccount:kruise-system:kruise-manager';
+const DAEMON = 'system:serviceaccount:kruise-system:kruise-daemon';
+let cp: ControlPlane;
+let admin: KubeClient;
+let dir: string;
+const programs: Program[] = [];
+
+/** A kubeconfig for a ServiceAccount, with a token from TokenRequest. */
+async function serviceAccountKubeconfig(name: string): Promise<string> {
+  const tr = await admin.request('POST', `/api/v1/namespaces/kruise-system/serviceaccounts/${name}/token`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  const config = parse(cp.kubeconfig());
+  config.users = [{ name, user: { token: tr.status.token } }];
+  config.contexts = config.contexts.map((c: any) => ({ ...c, context: { ...c.context, user: name } }));
+  const path = join(dir, `${name}.kubeconfig`);
+  writeFileSync(path, stringify(config));
+  return path;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'rbac-'));
+  cp = await ControlPlane.start();
+  admin = KubeClient.fromString(cp.kubeconfig());
+  const adminConfig = join(dir, 'admin.kubeconfig');
+  cp.writeKubeconfig(adminConfig);
+  await applyManifests(
+    admin,
+    parseAllDocuments(readFileSync(join(repoRoot, 'deploy/kruise.yaml'), 'utf8')).map((d) => d.toJS()),
+  );
+  const socket = `unix://${inject('criSocket')}`;
+  // The local node plays kubelet (its own credentials in a cluster): admin here.
+  programs.push(await startLocalNodeProcess(adminConfig, NODE, socket, ['--restart-backoff=1s']));
+  const { program, webhookPort } = await startManagerProcess(
+    await serviceAccountKubeconfig('kruise-manager'),
+    ['--enable-leader-election=true', '--nodeimage-creation-delay=0s'],
+  );
+  programs.push(program);
+  // kube-controller-manager's part: the webhook Service's endpoints.
+  await pointWebhookService(admin, webhookPort);
+  programs.push(await startDaemonProcess(await serviceAccountKubeconfig('kruise-daemon'), NODE, socket));
+});
+afterAll(async () => {
+  for (const p of await admin
+    .list(Resources.Pod, { namespace: 'default' })
+    .then((l) => l.items)
+    .catch(() => []))
+    await admin
+      .delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 })
+      .catch(() => undefined);
+  await until(
+    async () => (await admin.list(Resources.Pod, { namespace: 'default' })).items.length === 0,
+  ).catch(() => undefined);
+  for (const p of programs.reverse()) await p.stop();
+  await cp?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const registry = () => inject('registry');
+/** `until`, printing the programs' last output when the condition is not met. */
+const waitFor = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
+  until(check, timeoutMs).catch((err) => {
+    for (const p of programs) console.log(`--- ${p.name}\n${p.output().slice(-4000)}`);
+    throw err;
+  });
+const get = (r: typeof Resources.ImagePullJob, ns: string | undefined, name: string) =>
+  admin.get(r, ns, name).catch(() => undefined);
+
+/** Whether an audit record is a use of `verb` on `resource` granted by `rule` (namespace-scoped for Roles). */
+function uses(r: AuditRecord, rule: PolicyRule, resource: string, verb: string, namespace?: string): boolean {
+  const full = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+  return (
+    r.verb === verb &&
+    rule.apiGroups.includes(r.group) &&
+    full === resource &&
+    (!namespace || r.namespace === namespace) &&
+    (!rule.resourceNames || rule.resourceNames.includes(r.name))
+  );
+}
+
+describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => {
+  it('runs the image and ContainerRecreateRequest scenarios', async () => {
+    // image pre-pull with a pull secret (copied to kruise-daemon-config, read by the daemon)
+    await admin.create(Resources.Secret, {
+      metadata: { name: 'reg', namespace: 'default' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: {
+        '.dockerconfigjson': Buffer.from(
+          JSON.stringify({ auths: { [registry()]: { auth: Buffer.from('u:p').toString('base64') } } }),
+        ).toString('base64'),
+      },
+    });
+    await admin.create(Resources.ImagePullJob, {
+      metadata: { name: 'pull', namespace: 'default' },
+      spec: {
+        image: `${registry()}/busybox:v2`,
+        pullSecrets: ['reg'],
+        selector: { names: [NODE] },
+        completionPolicy: { type: 'Always', ttlSecondsAfterFinished: 2 },
+      },
+    });
+    // a second job with the same secret shares its copy (the copy's references are updated)
+    await admin.create(Resources.ImagePullJob, {
+      metadata: { name: 'pull2', namespace: 'default' },
+      spec: {
+        image: `${registry()}/busybox:v1`,
+        pullSecrets: ['reg'],
+        selector: { names: [NODE] },
+        completionPolicy: { type: 'Always' },
+      },
+    });
+    await admin.create(Resources.ImageListPullJob, {
+      metadata: { name: 'list', namespace: 'default' },
+      spec: {
+        images: [`${registry()}/busybox:v1`, `${registry()}/pause:v1`],
+        selector: { names: [NODE] },
+        completionPolicy: { type: 'Always' },
+      },
+    });
+    await waitFor(
+      async () => (await get(Resources.ImagePullJob, 'default', 'pull'))?.status?.succeeded === 1,
+      60_000,
+    );
+    await waitFor(
+      async () => (await get(Resources.ImageListPullJob, 'default', 'list'))?.status?.succeeded === 2,
+      60_000,
+    );
+    // the job is deleted after its TTL (finalizer removed, secret copy released)
+    await waitFor(async () => !(await get(Resources.ImagePullJob, 'default', 'pull')));
+    // a node that goes away takes its NodeImage with it
+    await admin.create(Resources.Node, {
+      metadata: { name: 'spare' },
+      status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] },
+    });
+    await waitFor(async () => get(Resources.NodeImage, undefined, 'spare'));
+    await admin.delete(Resources.Node, undefined, 'spare');
+    await waitFor(async () => !(await get(Resources.NodeImage, undefined, 'spare')));
+    // a CRR with an unready grace period on a gated pod, deleted after its TTL
+    await admin.create(Resources.Pod, {
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        nodeName: NODE,
+        readinessGates: [{ conditionType: 'KruisePodReady' }],
+        containers: [
+          { name: 'app', image: `${registry()}/busybox:v1`, command: LOOP },
+          { name: 'sidecar', image: `${registry()}/busybox:v2`, command: LOOP },
+        ],
+      },
+    });
+    await waitFor(async () =>
+      (await admin.get(Resources.Pod, 'default', 'web')).status?.containerStatuses?.every(
+        (s: any) => s.ready,
+      ),
+    );
+    await admin.create(Resources.ContainerRecreateRequest, {
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        podName: 'web',
+        containers: [{ name: 'app' }],
+        strategy: { unreadyGracePeriodSeconds: 1 },
+        ttlSecondsAfterFinished: 1,
+      },
+    });
+    await waitFor(async () => !(await get(Resources.ContainerRecreateRequest, 'default', 'web')), 30_000);
+    // a CRR that runs past its deadline is completed by the manager
+    await admin.create(Resources.Pod, {
+      metadata: { name: 'slow', namespace: 'default' },
+      spec: {
+        nodeName: NODE,
+        containers: [
+          {
+            name: 'app',
+            image: `${registry()}/busybox:v1`,
+            command: LOOP,
+            lifecycle: { preStop: { exec: { command: ['sleep', '6'] } } },
+          },
+        ],
+      },
+    });
+    await waitFor(
+      async () => (await admin.get(Resources.Pod, 'default', 'slow')).status?.containerStatuses?.[0]?.ready,
+    );
+    await admin.create(Resources.ContainerRecreateRequest, {
+      metadata: { name: 'slow', namespace: 'default' },
+      spec: { podName: 'slow', containers: [{ name: 'app' }], activeDeadlineSeconds: 3 },
+    });
+    await waitFor(
+      async () =>
+        (await admin.get(Resources.ContainerRecreateRequest, 'default', 'slow')).status?.message ===
+        'recreating has exceeded the activeDeadlineSeconds',
+    );
+    const web = await admin.get(Resources.Pod, 'default', 'web');
+    expect(web.status.containerStatuses.find((s: any) => s.name === 'app').restartCount).toBe(1);
+  }, 180_000);
+
+  it('denied no request of the manager or the daemon', () => {
+    const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);
+    expect(denied.map((r) => `${r.user} ${r.verb} ${r.path} -> ${r.code}`)).toEqual([]);
+    expect(cp.audit.list((r) => r.user === MANAGER).length).toBeGreaterThan(0);
+    expect(cp.audit.list((r) => r.user === DAEMON).length).toBeGreaterThan(0);
+  });
+
+  it('used every rule it granted, or records why not', async () => {
+    // watches are audited when they end
+    for (const p of programs) await p.stop();
+    const roles = [
+      ...(
+        await admin.list<KubeObject>({
+          group: 'rbac.authorization.k8s.io',
+          version: 'v1',
+          plural: 'clusterroles',
+          kind: 'ClusterRole',
+          namespaced: false,
+        })
+      ).items,
+      ...(
+        await admin.list<KubeObject>({
+          group: 'rbac.authorization.k8s.io',
+          version: 'v1',
+          plural: 'roles',
+          kind: 'Role',
+          namespaced: true,
+        })
+      ).items,
+    ].filter((r) => r.metadata?.name?.startsWith('kruise-'));
+    const unused: string[] = [];
+    for (const role of roles) {
+      const user = role.metadata!.name!.startsWith('kruise-manager') ? MANAGER : DAEMON;
+      const records = cp.audit.list((r) => r.user === user);
+      for (const rule of role.rules as PolicyRule[])
+        for (const resource of rule.resources)
+          for (const verb of rule.verbs) {
+            if (records.some((r) => uses(r, rule, resource, verb, role.metadata?.namespace))) continue;
+            const why = JUSTIFIED_UNUSED.find(
+              (j) => j.role === role.metadata?.name && j.resource === resource && j.verb === verb,
+            );
+            if (!why) unused.push(`${role.kind}/${role.metadata?.name}: ${verb} ${resource}`);
+          }
+    }
+    expect(unused).toEqual([]);
+  });
+});
