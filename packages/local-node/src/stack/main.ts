@@ -1,54 +1,120 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient } from '@kruise/runtime';
-import { installKruiseApi, pointWebhookService, repoRoot as root, startManagerProcess } from './processes.ts';
+import { runExamples } from './examples.ts';
+import {
+  installKruiseApi,
+  type Program,
+  pointWebhookService,
+  repoRoot,
+  startDaemonProcess,
+  startLocalNodeProcess,
+  startManagerProcess,
+} from './processes.ts';
+import { type RuntimeStack, runtimePrerequisites, startRuntimeStack } from './runtime-stack.ts';
 
 /**
- * `pnpm start`: the local stack. This stage runs the embedded control plane with the Kruise CRDs
- * and kruise-manager as its own process (its webhooks reached through the Endpoints of
- * `kruise-webhook-service`), writes `<state-dir>/kubeconfig` (default `.kruise/`), and stops both on
- * Ctrl-C or SIGTERM. kruise-daemon, containerd and the local node join it as their issues land.
+ * `pnpm start`: the whole system on one machine — a local registry with sample images and
+ * containerd (installed from Debian when missing), the embedded control plane, kruise-manager, one
+ * local node with kruise-daemon, and examples/ with their progress. Without root or the packages it
+ * says what is missing and runs the control plane and kruise-manager. Ctrl-C stops everything it
+ * started, by PID.
  */
 const { values: flags } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
   options: {
-    'state-dir': { type: 'string', default: join(root, '.kruise') },
+    'state-dir': { type: 'string', default: join(repoRoot, '.kruise') },
+    'no-examples': { type: 'boolean', default: false },
+    'node-name': { type: 'string', default: 'kruise-local' },
+    'registry-port': { type: 'string', default: '5000' },
+    'runtime-dir': { type: 'string', default: '/tmp/kruise-stack' },
     help: { type: 'boolean', default: false },
   },
 });
 if (flags.help) {
-  console.log(
-    'usage: pnpm start [-- --state-dir DIR]\n  --state-dir DIR  kubeconfig and API server data (default .kruise/)',
-  );
+  console.log(`usage: pnpm start [-- options]
+  --no-examples          do not apply examples/
+  --state-dir DIR        kubeconfig and API server data (default .kruise/)
+  --node-name NAME       the local node (default kruise-local)
+  --registry-port PORT   the local registry on 127.0.0.1 (default 5000)
+  --runtime-dir DIR      containerd and registry state, kept short for unix sockets (default /tmp/kruise-stack)`);
   process.exit(0);
 }
+const say = (line: string) => console.log(`[kruise] ${line}`);
 const stateDir = flags['state-dir'];
+const node = flags['node-name'];
 const kubeconfig = join(stateDir, 'kubeconfig');
 mkdirSync(stateDir, { recursive: true });
-const cp = await ControlPlane.start({ dataDir: join(stateDir, 'control-plane') });
-cp.writeKubeconfig(kubeconfig);
-const client = KubeClient.fromString(cp.kubeconfig());
-await installKruiseApi(client);
-const { program: manager, webhookPort } = await startManagerProcess(kubeconfig);
-manager.child.stdout!.resume();
-await pointWebhookService(client, webhookPort);
 
-console.log(
-  `control plane ready at ${cp.url}; kruise-manager running (pid ${manager.child.pid}, webhooks on 127.0.0.1:${webhookPort})`,
-);
-console.log(`  export KUBECONFIG=${kubeconfig}`);
-console.log('  kubectl get crd');
-console.log('  kubectl get nodeimages,imagepulljobs,imagelistpulljobs,crr -A');
-console.log('not yet part of the local stack: kruise-daemon, containerd and the local node');
-
+const programs: Program[] = [];
+let runtime: RuntimeStack | undefined;
+let cp: ControlPlane | undefined;
+const abort = new AbortController();
 let stopping = false;
-const stop = async () => {
+const stop = async (code = 0) => {
   if (stopping) return;
   stopping = true;
-  await manager.stop();
-  await cp.stop();
-  process.exit(0);
+  abort.abort();
+  say('stopping');
+  for (const p of [...programs].reverse()) await p.stop();
+  runtime?.down();
+  await cp?.stop();
+  say('stopped');
+  process.exit(code);
 };
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+
+try {
+  const problems = runtimePrerequisites();
+  if (problems.length === 0) {
+    try {
+      runtime = startRuntimeStack(flags['runtime-dir'], Number(flags['registry-port']), say);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  if (problems.length) {
+    say(`containerd, the local node and kruise-daemon cannot run here: ${problems.join('; ')}`);
+    say('running the control plane and kruise-manager only');
+  }
+  // Each start begins with an empty cluster.
+  rmSync(join(stateDir, 'control-plane'), { recursive: true, force: true });
+  cp = await ControlPlane.start({ dataDir: join(stateDir, 'control-plane') });
+  cp.writeKubeconfig(kubeconfig);
+  const client = KubeClient.fromString(cp.kubeconfig());
+  await installKruiseApi(client);
+  const { program: manager, webhookPort } = await startManagerProcess(kubeconfig, [
+    '--nodeimage-creation-delay=0s',
+  ]);
+  programs.push(manager);
+  await pointWebhookService(client, webhookPort);
+  say(
+    `control plane at ${cp.url}; kruise-manager running (pid ${manager.child.pid}, webhooks on 127.0.0.1:${webhookPort})`,
+  );
+  if (runtime) {
+    const endpoint = `unix://${runtime.socket}`;
+    const localNode = await startLocalNodeProcess(kubeconfig, node, endpoint);
+    programs.push(localNode);
+    const daemon = await startDaemonProcess(kubeconfig, node, endpoint);
+    programs.push(daemon);
+    say(
+      `local node ${node} running (pid ${localNode.child.pid}) on containerd ${runtime.socket}; kruise-daemon running (pid ${daemon.child.pid}); registry ${runtime.registry}`,
+    );
+  }
+  say(`ready — try:
+  export KUBECONFIG=${kubeconfig}
+  kubectl get nodes,pods -o wide
+  kubectl get nodeimages,imagepulljobs,imagelistpulljobs,crr -A
+  kubectl get nodeimage ${node} -o yaml
+  kubectl apply -f examples/        (Ctrl-C stops everything)`);
+  if (runtime && !flags['no-examples']) {
+    const done = await runExamples(client, runtime.registry, node, (l) => say(l), abort.signal);
+    if (done) say('examples complete');
+  }
+} catch (err) {
+  say(`could not start: ${(err as Error).message}`);
+  await stop(1);
+}

@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeClient, Resources } from '@kruise/runtime';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
+
+/** `pnpm start`'s program, as a user runs it (a process of its own, stopped with SIGTERM as Ctrl-C would). */
+const main = join(import.meta.dirname, '../../packages/local-node/src/stack/main.ts');
+const running: ChildProcess[] = [];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const c of running) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function startStack(args: string[], options: { uid?: number; gid?: number } = {}) {
+  const child = spawn(process.execPath, ['--conditions=source', main, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options,
+  });
+  running.push(child);
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const waitFor = (pattern: RegExp, timeoutMs: number) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const m = pattern.exec(out);
+        if (m) {
+          clearInterval(timer);
+          resolve(m);
+        } else if (child.exitCode !== null || Date.now() > deadline) {
+          clearInterval(timer);
+          reject(new Error(`no ${pattern}:\n${out}`));
+        }
+      }, 50);
+      const deadline = Date.now() + timeoutMs;
+    });
+  return { child, exited, waitFor, output: () => out };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('pnpm start (the local stack)', () => {
+  it('runs the whole system with the examples to completion, then stops everything it started', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kruise-stack-'));
+    const runtimeDir = `/tmp/kst-${process.pid}`;
+    dirs.push(stateDir);
+    const stack = startStack([
+      `--state-dir=${stateDir}`,
+      `--runtime-dir=${runtimeDir}`,
+      `--registry-port=${await freePort()}`,
+    ]);
+    const pids = await stack.waitFor(
+      /kruise-manager running \(pid (\d+).*\n.*local node kruise-local running \(pid (\d+)\).*kruise-daemon running \(pid (\d+)\)/,
+      120_000,
+    );
+    await stack.waitFor(/\[kruise\] ready/, 30_000);
+    const containerdPid = Number(readFileSync(join(runtimeDir, 'containerd/pid'), 'utf8'));
+    await stack.waitFor(/examples complete/, 120_000);
+    const out = stack.output();
+    expect(out).toContain('export KUBECONFIG=');
+    expect(out).toMatch(/ImagePullJob big-image: 1\/1 nodes succeeded.*\(complete\)/);
+    expect(out).toMatch(/NodeImage kruise-local: .*big:v1 (Pulling|Succeeded)/);
+    expect(out).toMatch(
+      /ContainerRecreateRequest demo-restart: Completed \(app Succeeded, sidecar Succeeded\)/,
+    );
+    const client = KubeClient.fromString(readFileSync(join(stateDir, 'kubeconfig'), 'utf8'));
+    const pod = await client.get(Resources.Pod, 'default', 'demo');
+    expect(pod.status.containerStatuses.map((c: any) => c.restartCount)).toEqual([1, 1]);
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+    for (const pid of [pids[1], pids[2], pids[3], containerdPid])
+      expect(alive(Number(pid)), `pid ${pid}`).toBe(false);
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(runtimeDir);
+    expect(existsSync(runtimeDir)).toBe(false);
+  }, 300_000);
+
+  it('without root says what is missing and runs the control plane and kruise-manager', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kruise-stack-'));
+    dirs.push(stateDir);
+    chmodSync(stateDir, 0o777);
+    const stack = startStack([`--state-dir=${stateDir}`], { uid: 65534, gid: 65534 });
+    await stack.waitFor(/\[kruise\] ready/, 60_000);
+    expect(stack.output()).toContain('cannot run here: not running as root');
+    expect(stack.output()).toContain('running the control plane and kruise-manager only');
+    const client = KubeClient.fromString(readFileSync(join(stateDir, 'kubeconfig'), 'utf8'));
+    const denied = await client
+      .create(Resources.ImagePullJob, {
+        metadata: { name: 'bad', namespace: 'default' },
+        spec: { image: '' },
+      })
+      .catch((e) => e);
+    expect(denied.message).toBe(
+      'admission webhook "vimagepulljob.kb.io" denied the request: image can not be empty',
+    );
+    stack.child.kill('SIGTERM');
+    expect(await stack.exited).toBe(0);
+  }, 120_000);
+});
