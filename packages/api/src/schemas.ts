@@ -7,3 +7,4 @@ export * from './schema/containerrecreaterequest.ts';
 export * from './schema/imagelistpulljob.ts';
 export * from './schema/imagepulljob.ts';
 export * from './schema/nodeimage.ts';
+export { shapeError } from './shape.ts';

@@ -1,3 +1,4 @@
+import { shapeError } from '@kruise/api/schemas';
 import { type AdmissionRequest, type AdmissionResponse, denied } from '@kruise/runtime';
 
 const isObject = (v: unknown): v is Record<string, any> =>
@@ -29,6 +30,8 @@ export function decodeObject<T>(
       ),
     };
   }
+  const shape = shapeError(kind, obj);
+  if (shape) return { response: denied(400, shape) };
   return { obj: obj as T };
 }
 
