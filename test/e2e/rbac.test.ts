@@ -121,6 +121,8 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       spec: {
         image: `${registry()}/busybox:v2`,
         pullSecrets: ['reg'],
+        // pulled even when an earlier test left the image on this containerd (the secret is read)
+        imagePullPolicy: 'Always',
         selector: { names: [NODE] },
         completionPolicy: { type: 'Always', ttlSecondsAfterFinished: 2 },
       },
@@ -131,6 +133,8 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       spec: {
         image: `${registry()}/busybox:v1`,
         pullSecrets: ['reg'],
+        // pulled even when an earlier test left the image on this containerd (the secret is read)
+        imagePullPolicy: 'Always',
         selector: { names: [NODE] },
         completionPolicy: { type: 'Always' },
       },

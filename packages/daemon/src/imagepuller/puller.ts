@@ -204,12 +204,50 @@ export class ImagePuller {
       try {
         keyring.addSecret(secret);
       } catch (err) {
-        if (err instanceof InvalidPullSecretError)
-          this.o.log.warn({ err: err.message }, 'ignoring an unreadable pull secret');
-        else throw err;
+        if (!(err instanceof InvalidPullSecretError)) throw err;
+        this.o.log.warn(
+          { secret: `${configNs}/${ref.name}`, err: err.message },
+          'ignoring an unreadable pull secret',
+        );
+        this.warnInvalidSecret(image, `${configNs}/${ref.name}`, ref.name, err.message);
       }
     }
     return keyring.lookup(image);
+  }
+
+  /**
+   * Tells users, on the NodeImage and on the jobs that named it, that a pull secret was skipped
+   * (its name and why — never its contents); the pull goes on without it, as kubelet's does.
+   */
+  private warnInvalidSecret(image: string, secretKey: string, name: string, reason: string): void {
+    const ni = this.current();
+    if (!ni) return;
+    const message = `Ignoring pull secret ${secretKey} for image ${image}: ${reason}`;
+    this.o.recorder.event(
+      { ...ni, apiVersion: 'apps.kruise.io/v1alpha1', kind: 'NodeImage' },
+      'Warning',
+      'InvalidPullSecret',
+      message,
+    );
+    const owners = new Map<
+      string,
+      { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string }
+    >();
+    for (const spec of Object.values(ni.spec?.images ?? {}))
+      for (const tag of spec.tags ?? [])
+        if ((spec.pullSecrets ?? []).some((s) => s.name === name))
+          for (const o of tag.ownerReferences ?? []) owners.set(o.uid ?? '', o);
+    for (const o of owners.values())
+      this.o.recorder.event(
+        {
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          metadata: { name: o.name, namespace: o.namespace, uid: o.uid },
+        },
+        'Warning',
+        'InvalidPullSecret',
+        message,
+      );
   }
 
   private async secret(namespace: string, name: string): Promise<KubeObject | undefined> {
