@@ -119,7 +119,8 @@ describe('WebhookServer', () => {
     expect((await post('/validate', '{}', 'text/plain')).code).toBe(400);
     expect((await post('/nowhere', '{}')).code).toBe(404);
     const big = await post('/validate', `{"kind":"AdmissionReview","pad":"${'x'.repeat(8 * 1024 * 1024)}"}`);
-    expect(big.code).toBe(413);
+    expect(big.code).toBe(400);
+    expect(big.body).toContain('request body too large');
     const ok = await post(
       '/validate',
       JSON.stringify({

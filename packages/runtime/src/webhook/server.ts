@@ -14,7 +14,7 @@ export interface ServingCertificate {
 
 /**
  * The admission webhook server: HTTPS, AdmissionReview v1 in and out, handlers by path. Malformed
- * bodies, wrong content types and oversized bodies get 400 (or 413) and the process keeps serving;
+ * bodies, wrong content types and oversized bodies get 400 (as controller-runtime answers them) and the process keeps serving;
  * a handler that throws answers 500 for that request only. Certificates are swapped without a restart.
  */
 export class WebhookServer {
@@ -75,7 +75,7 @@ export class WebhookServer {
         if (size > MAX_REVIEW_BYTES && !aborted) {
           aborted = true;
           res.setHeader('connection', 'close');
-          fail(413, `request body too large: more than ${MAX_REVIEW_BYTES} bytes`);
+          fail(400, `request body too large: more than ${MAX_REVIEW_BYTES} bytes`);
           chunks.length = 0;
         } else if (!aborted) chunks.push(c);
       });
