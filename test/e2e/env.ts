@@ -62,6 +62,7 @@ export async function startSystem(node: string): Promise<System> {
       return system.localNode;
     },
     async stop() {
+      await assertNoSecretInLogs(client, [system.manager, system.localNode, system.daemon]);
       // Pods first, through the local node, so no container outlives the file.
       const pods = await client.list(Resources.Pod).catch(() => ({ items: [] as KubeObject[] }));
       await Promise.all(
@@ -92,3 +93,23 @@ export const until = <T>(check: () => Promise<T | undefined> | T | undefined, ti
 
 /** A busybox shell loop that exits at once on SIGTERM (sh as PID 1 ignores it otherwise). */
 export const LOOP = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 0.2; done"];
+
+/**
+ * Fails when any process printed the contents of a Secret stored in the cluster (the decoded
+ * values, their base64, and the passwords inside docker config JSON) — run for every system.
+ */
+export async function assertNoSecretInLogs(client: KubeClient, programs: Program[]): Promise<void> {
+  const secrets = await client.list(Resources.Secret).catch(() => ({ items: [] as KubeObject[] }));
+  const needles = new Set<string>();
+  for (const s of secrets.items)
+    for (const b64 of Object.values((s.data ?? {}) as Record<string, string>)) {
+      const text = Buffer.from(b64, 'base64').toString('utf8');
+      if (b64.length >= 12) needles.add(b64);
+      if (text.length >= 12) needles.add(text);
+      for (const m of text.matchAll(/"(?:password|auth|identitytoken)"\s*:\s*"([^"]{6,})"/g))
+        needles.add(m[1]!);
+    }
+  for (const p of programs)
+    for (const needle of needles)
+      if (p.output().includes(needle)) throw new Error(`${p.name} wrote the contents of a Secret to its log`);
+}

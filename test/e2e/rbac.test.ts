@@ -16,7 +16,7 @@ import {
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { LOOP, until } from './env.ts';
+import { assertNoSecretInLogs, LOOP, until } from './env.ts';
 
 /**
  * RBAC proven both ways: deploy/kruise.yaml is applied, kruise-manager and kruise-daemon run with
@@ -67,6 +67,7 @@ beforeAll(async () => {
   programs.push(await startDaemonProcess(await serviceAccountKubeconfig('kruise-daemon'), NODE, socket));
 });
 afterAll(async () => {
+  await assertNoSecretInLogs(admin, programs);
   for (const p of await admin
     .list(Resources.Pod, { namespace: 'default' })
     .then((l) => l.items)

@@ -76,6 +76,10 @@ describe('faults around a pull', () => {
       return s?.phase === 'Succeeded' ? s : undefined;
     });
     expect(done.progress).toBe(100);
+    // no pull left running in containerd (the killed daemon's PullImage ended with it or was joined)
+    await until(async () => ((await cri.contentStatuses()).statuses.length === 0 ? true : undefined), 15_000);
+    const ni = await client.get(Resources.NodeImage, undefined, 'f-restart');
+    expect(ni.status.imageStatuses[image].tags.filter((t: any) => t.tag === 'v1')).toHaveLength(1);
     const exited = new Promise((r) => second.once('exit', r));
     second.kill('SIGTERM');
     await exited;
