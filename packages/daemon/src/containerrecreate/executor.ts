@@ -198,10 +198,12 @@ export class CrrExecutor {
       );
       return 'completed';
     }
-    const onNode = await this.nodeContainers(
-      crr.metadata?.labels?.[CRR_POD_UID_LABEL] ?? '',
-      (crr.spec?.strategy?.minStartedSeconds ?? 0) > 0,
-    );
+    const onNode =
+      (await this.stillRunning(crr)) ??
+      (await this.nodeContainers(
+        crr.metadata?.labels?.[CRR_POD_UID_LABEL] ?? '',
+        (crr.spec?.strategy?.minStartedSeconds ?? 0) > 0,
+      ));
     const killed = this.killed.get(crr.metadata!.uid!) ?? new Set<string>();
     this.killed.set(crr.metadata!.uid!, killed);
     const { states, recheckAt } = nextStates(crr, onNode, killed, Date.now());
@@ -267,6 +269,36 @@ export class CrrExecutor {
     const min = crr.spec?.strategy?.minStartedSeconds ?? 0;
     if (recheckAt) return { requeueAfterMs: Math.max(1, recheckAt - Date.now()) };
     return min > 0 ? { requeueAfterMs: min * 1000 } : undefined;
+  }
+
+  /**
+   * The fast path of a request's first sync: when every container it names is still the running
+   * container of its statusContext, those are the pod's current containers (kubelet starts a new
+   * attempt only after the old one exits) — one ContainerStatus each, no ListContainers of the
+   * whole node. Undefined when any of them is not (then the full listing decides).
+   */
+  private async stillRunning(crr: Crr): Promise<Map<string, NodeContainer> | undefined> {
+    if (crr.status?.containerRecreateStates?.length) return undefined;
+    const out = new Map<string, NodeContainer>();
+    for (const c of crr.spec?.containers ?? []) {
+      const containerID = c.statusContext?.containerID ?? '';
+      const id = containerID.slice(containerID.indexOf('://') + 3);
+      if (!id) return undefined;
+      const status = await this.d.cri.containerStatus(id).then(
+        (r) => r.status,
+        () => undefined,
+      );
+      if (status?.state !== 'CONTAINER_RUNNING') return undefined;
+      out.set(c.name, {
+        containerID,
+        restartCount: Number(
+          status.annotations?.[CRI_CONTAINER_RESTART_COUNT_ANNOTATION] ?? status.metadata?.attempt ?? 0,
+        ),
+        exited: false,
+        startedAtMs: Number(BigInt(status.startedAt ?? 0) / 1_000_000n),
+      });
+    }
+    return out;
   }
 
   /**
