@@ -64,6 +64,8 @@ beforeAll(async () => {
   await startReplica();
   await pointWebhookService(sys.client, a.webhookPort);
   await until(leaseHolder, 30_000);
+  // jobs select this node by name: its NodeImage must exist first (else a job has 0 nodes to pull on)
+  await until(() => sys.client.get(Resources.NodeImage, undefined, NODE).catch(() => undefined), 30_000);
   await sys.client.create(Resources.Secret, {
     metadata: { name: 'reg', namespace: 'default' },
     type: 'kubernetes.io/dockerconfigjson',

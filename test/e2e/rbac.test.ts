@@ -65,6 +65,8 @@ beforeAll(async () => {
   // kube-controller-manager's part: the webhook Service's endpoints.
   await pointWebhookService(admin, webhookPort);
   programs.push(await startDaemonProcess(await serviceAccountKubeconfig('kruise-daemon'), NODE, socket));
+  // jobs select this node by name: its NodeImage must exist first (else a job has 0 nodes to pull on)
+  await until(() => admin.get(Resources.NodeImage, undefined, NODE).catch(() => undefined), 30_000);
 });
 afterAll(async () => {
   await assertNoSecretInLogs(admin, programs);

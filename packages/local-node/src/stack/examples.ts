@@ -65,6 +65,11 @@ export async function runExamples(
   print: (line: string) => void,
   signal: AbortSignal,
 ): Promise<boolean> {
+  // The jobs pull on nodes that have a NodeImage: wait for the local node's (created by the manager).
+  for (let i = 0; i < 600 && !signal.aborted; i++) {
+    if (await get(client, Resources.NodeImage, undefined, node)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   for (const file of ['imagepulljob.yaml', 'imagelistpulljob.yaml', 'pod.yaml'])
     await applyManifests(client, exampleObjects(file, registry, node));
   print('examples applied: examples/imagepulljob.yaml, imagelistpulljob.yaml, pod.yaml');
