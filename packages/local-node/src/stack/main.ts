@@ -12,6 +12,7 @@ import {
   startDaemonProcess,
   startLocalNodeProcess,
   startManagerProcess,
+  writeProgramLogsTo,
 } from './processes.ts';
 import { type RuntimeStack, runtimePrerequisites, startRuntimeStack } from './runtime-stack.ts';
 
@@ -47,6 +48,8 @@ const stateDir = flags['state-dir'];
 const node = flags['node-name'];
 const kubeconfig = join(stateDir, 'kubeconfig');
 mkdirSync(stateDir, { recursive: true });
+rmSync(join(stateDir, 'logs'), { recursive: true, force: true });
+writeProgramLogsTo(join(stateDir, 'logs'));
 
 const programs: Program[] = [];
 let runtime: RuntimeStack | undefined;
@@ -109,7 +112,8 @@ try {
   kubectl get nodes,pods -o wide
   kubectl get nodeimages,imagepulljobs,imagelistpulljobs,crr -A
   kubectl get nodeimage ${node} -o yaml
-  kubectl apply -f examples/        (Ctrl-C stops everything)`);
+  kubectl apply -f examples/
+  logs: ${join(stateDir, 'logs')}/{kruise-manager,kruise-daemon,local-node}.log   (Ctrl-C stops everything)`);
   if (runtime && !flags['no-examples']) {
     const done = await runExamples(client, runtime.registry, node, (l) => say(l), abort.signal);
     if (done) say('examples complete');

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
@@ -21,6 +21,14 @@ export interface Program {
   stop(graceMs?: number): Promise<number | string | null>;
 }
 
+let logDir: string | undefined;
+
+/** Also writes every program's output to `<dir>/<name>.log` from now on (the local stack's logs). */
+export function writeProgramLogsTo(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  logDir = dir;
+}
+
 /**
  * Starts one of our TypeScript entry points on this Node (`process.execPath`, which forwards
  * signals, unlike `node_modules/.bin/node`), with sources resolved through the `source` condition.
@@ -37,7 +45,9 @@ export function startProgram(
   });
   let out = '';
   const waiters: (() => void)[] = [];
+  const file = logDir ? createWriteStream(join(logDir, `${name}.log`), { flags: 'a' }) : undefined;
   const onData = (c: Buffer) => {
+    file?.write(c);
     out += c.toString();
     if (out.length > 4_000_000) out = out.slice(-2_000_000);
     for (const w of waiters.splice(0)) w();
