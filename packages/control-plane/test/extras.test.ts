@@ -178,6 +178,26 @@ describe('custom resource features', () => {
     });
     expect(patch).toMatchObject({ code: 415, body: { reason: 'UnsupportedMediaType' } });
   });
+
+  it('refuses Secret data that is not base64 as a decoding error (400), storing nothing', async () => {
+    const bad = await rawRequest(cp, 'POST', '/api/v1/namespaces/default/secrets', {
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'b64' },
+        data: { a: 'not base64!!' },
+      }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad).toMatchObject({
+      code: 400,
+      body: {
+        reason: 'BadRequest',
+        message: 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3',
+      },
+    });
+    expect((await rawRequest(cp, 'GET', '/api/v1/namespaces/default/secrets/b64')).code).toBe(404);
+  });
 });
 
 describe('RBAC details', () => {

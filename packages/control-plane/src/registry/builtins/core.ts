@@ -1,4 +1,4 @@
-import type { StatusCause } from '../../errors.ts';
+import { badRequest, type StatusCause } from '../../errors.ts';
 import { AGE_COLUMN, age, column, countKeys } from '../columns.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { builtin } from './define.ts';
@@ -173,6 +173,16 @@ export const CORE_RESOURCES: ResourceType[] = [
       o.type ??= 'Opaque';
     },
     normalize: (o) => {
+      // Go decodes `data` as []byte: a value that is not base64 fails the decoding itself (400).
+      for (const v of Object.values(o.data ?? {})) {
+        const text = String(v);
+        const bad = text.search(/[^A-Za-z0-9+/=]/);
+        const at = bad !== -1 ? bad : text.length % 4 !== 0 ? text.length - (text.length % 4) : -1;
+        if (at !== -1)
+          throw badRequest(
+            `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at}`,
+          );
+      }
       if (o.stringData && typeof o.stringData === 'object') {
         o.data = { ...o.data };
         for (const [k, v] of Object.entries(o.stringData))
