@@ -96,3 +96,24 @@ export async function runLifecycleHandler(
     return (err as Error).message;
   }
 }
+
+/** kubelet's floor for the grace period a container is stopped with. */
+export const MIN_STOP_GRACE_SECONDS = 2;
+
+/**
+ * Stops a container as kubelet's KillContainer does: the preStop hook (if any) for at most
+ * `graceSeconds`, then StopContainer with what is left of it, at least 2 s. Resolves with the
+ * hook's failure text (the stop goes ahead regardless); a failed StopContainer rejects.
+ */
+export async function stopContainerGracefully(
+  cri: CriClient,
+  target: HandlerTarget,
+  preStop: LifecycleHandler | undefined,
+  graceSeconds: number,
+): Promise<string | undefined> {
+  const started = Date.now();
+  const failure = preStop ? await runLifecycleHandler(cri, preStop, target, graceSeconds) : undefined;
+  const left = Math.max(MIN_STOP_GRACE_SECONDS, Math.ceil(graceSeconds - (Date.now() - started) / 1000));
+  await cri.stopContainer(target.containerId, left);
+  return failure;
+}

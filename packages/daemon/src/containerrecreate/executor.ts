@@ -11,7 +11,11 @@ import {
   CRR_UNREADY_ACQUIRED_ANNOTATION,
 } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
-import { runLifecycleHandler } from '@kruise/cri/lifecycle-handler';
+import {
+  type HandlerTarget,
+  type LifecycleHandler,
+  stopContainerGracefully,
+} from '@kruise/cri/lifecycle-handler';
 import { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { Informer } from '@kruise/runtime/informer/informer';
@@ -33,13 +37,11 @@ export interface CrrExecutorDeps {
   recorder: EventRecorder;
   log: Logger;
   workers?: number;
-  /** Called when a container is stopped for a request (for metrics and benches). */
+  /** Called once a container has been stopped for a request (metrics). */
   onStop?: (crr: Crr, container: string) => void;
 }
 
 const BY_POD = 'pod';
-/** kubelet's floor for a stop's grace period. */
-const MIN_GRACE_SECONDS = 2;
 /** How long a sync waits for the cache to show this daemon's own last write (upstream: 10 s). */
 const EXPECTATION_TIMEOUT_MS = 10_000;
 const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -361,22 +363,19 @@ export class CrrExecutor {
       `Stopping container ${spec.name} by ContainerRecreateRequest ${crr.metadata!.name}`,
     );
     const id = current.containerID.slice(current.containerID.indexOf('://') + 3);
-    let grace = crr.spec?.strategy?.terminationGracePeriodSeconds ?? 30;
-    if (spec.preStop) {
-      const started = Date.now();
-      const podIP = spec.preStop.exec ? '' : await this.podIP(ns, podName);
-      const failure = await runLifecycleHandler(
+    // The stand-in pod's grace: the request's, else 30 s (kubelet's default).
+    const grace = crr.spec?.strategy?.terminationGracePeriodSeconds ?? 30;
+    const preStop = spec.preStop as LifecycleHandler | undefined;
+    const podIP = preStop && !preStop.exec ? await this.podIP(ns, podName) : '';
+    try {
+      const failure = await stopContainerGracefully(
         this.d.cri,
-        spec.preStop as never,
-        { containerId: id, containerName: spec.name, podIP, ports: spec.ports as never },
+        { containerId: id, containerName: spec.name, podIP, ports: spec.ports as HandlerTarget['ports'] },
+        preStop,
         grace,
       );
       if (failure) log.warn({ container: spec.name, err: failure }, 'preStop hook failed');
-      grace -= (Date.now() - started) / 1000;
-    }
-    try {
       this.d.onStop?.(crr, spec.name);
-      await this.d.cri.stopContainer(id, Math.max(MIN_GRACE_SECONDS, Math.ceil(grace)));
       log.info({ pod: `${ns}/${podName}`, container: spec.name }, 'container stopped for recreation');
       return undefined;
     } catch (err) {
