@@ -1,6 +1,10 @@
 import type { CriClient } from '@kruise/cri/client';
 import { isCriNotFound } from '@kruise/cri/errors';
-import { runLifecycleHandler } from '@kruise/cri/lifecycle-handler';
+import {
+  MIN_STOP_GRACE_SECONDS,
+  runLifecycleHandler,
+  stopContainerGracefully,
+} from '@kruise/cri/lifecycle-handler';
 import { isNotFound, type KubeClient, type KubeObject, type Logger, Resources } from '@kruise/runtime';
 import { containerConfig, KubeletKeys, sandboxConfig } from './kubelet-metadata.ts';
 import {
@@ -24,9 +28,6 @@ export interface PodRunnerDeps {
   backoff: RestartBackoff;
   log: Logger;
 }
-
-/** kubelet's floor for a stop's grace period. */
-const MIN_GRACE_SECONDS = 2;
 
 /**
  * Runs pods through CRI the way kubelet does: one sandbox per pod, init containers one by one,
@@ -152,7 +153,7 @@ export class PodRunner {
           { pod: pod.metadata.name, container: container.name, err: failure },
           'postStart hook failed',
         );
-        await this.d.cri.stopContainer(id, MIN_GRACE_SECONDS).catch(() => undefined);
+        await this.d.cri.stopContainer(id, MIN_STOP_GRACE_SECONDS).catch(() => undefined);
         return id;
       }
     }
@@ -162,7 +163,8 @@ export class PodRunner {
 
   /**
    * Moves one container toward running: start it, or restart it after back-off when it exited
-   * and the policy says so. Returns how long to wait before looking again (0: nothing pending).
+   * and the policy says so. Returns how long to wait before looking again (0: nothing pending)
+   * and whether it changed anything in the runtime.
    */
   private async step(
     pod: any,
@@ -170,22 +172,24 @@ export class PodRunner {
     history: RuntimeContainer[] | undefined,
     sandboxId: string,
     policy: string,
-  ): Promise<number> {
+  ): Promise<{ waitMs: number; acted: boolean }> {
     const m = this.mem(pod);
+    const idle = { waitMs: 0, acted: false };
+    const done = { waitMs: 0, acted: true };
     const latest = history?.[0];
     try {
       if (!latest) {
         m.waiting.set(container.name, { reason: 'ContainerCreating' });
         await this.start(pod, container, 0, sandboxId);
         m.waiting.delete(container.name);
-        return 0;
+        return done;
       }
       if (latest.state === 'CONTAINER_CREATED') {
         await this.d.cri.startContainer(latest.id);
         m.started.add(container.name);
-        return 0;
+        return done;
       }
-      if (latest.state !== 'CONTAINER_EXITED' || !shouldRestart(policy, latest.exitCode)) return 0;
+      if (latest.state !== 'CONTAINER_EXITED' || !shouldRestart(policy, latest.exitCode)) return idle;
       const key = `${pod.metadata.uid}/${container.name}`;
       const finished = Date.parse(latest.finishedAt ?? '') || Date.now();
       const wait = this.d.backoff.remaining(key, finished);
@@ -194,7 +198,7 @@ export class PodRunner {
           reason: 'CrashLoopBackOff',
           message: `back-off ${Math.round(this.d.backoff.current(key) / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
         });
-        return wait;
+        return { waitMs: wait, acted: false };
       }
       this.d.backoff.next(key, finished);
       m.lastStates.set(container.name, lastStateOf(latest, this.d.runtimeName));
@@ -202,7 +206,7 @@ export class PodRunner {
       await this.start(pod, container, latest.attempt + 1, sandboxId);
       m.waiting.delete(container.name);
       for (const old of history!) await this.d.cri.removeContainer(old.id).catch(() => undefined);
-      return 0;
+      return done;
     } catch (err) {
       const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
       m.waiting.set(container.name, { reason, message: (err as Error).message });
@@ -210,7 +214,7 @@ export class PodRunner {
         { pod: pod.metadata.name, container: container.name, err: (err as Error).message },
         'container did not start',
       );
-      return 5000;
+      return { waitMs: 5000, acted: true };
     }
   }
 
@@ -225,14 +229,14 @@ export class PodRunner {
     const sandboxId = await this.sandbox(pod);
     const policy = pod.spec.restartPolicy ?? 'Always';
     let history = await this.containers(pod.metadata.uid);
-    const waits: number[] = [];
+    const steps: { waitMs: number; acted: boolean }[] = [];
     let initialized = true;
     for (const ic of pod.spec.initContainers ?? []) {
       const latest = history.get(ic.name)?.[0];
       if (latest?.state === 'CONTAINER_EXITED' && latest.exitCode === 0) continue;
       initialized = false;
       if (!latest || latest.state === 'CONTAINER_EXITED' || latest.state === 'CONTAINER_CREATED')
-        waits.push(
+        steps.push(
           await this.step(
             pod,
             ic,
@@ -245,24 +249,21 @@ export class PodRunner {
     }
     if (initialized)
       for (const c of pod.spec.containers ?? [])
-        waits.push(await this.step(pod, c, history.get(c.name), sandboxId, policy));
-    history = await this.containers(pod.metadata.uid);
+        steps.push(await this.step(pod, c, history.get(c.name), sandboxId, policy));
+    // Read the runtime again only when a step changed it.
+    if (steps.some((x) => x.acted)) history = await this.containers(pod.metadata.uid);
     const view: PodRuntimeView = {
       latest: new Map([...history].map(([k, v]) => [k, v[0]!])),
       started: m.started,
       waiting: m.waiting,
       lastStates: m.lastStates,
-      initialized:
-        initialized &&
-        (pod.spec.initContainers ?? []).every((ic: any) => {
-          const l = history.get(ic.name)?.[0];
-          return l?.state === 'CONTAINER_EXITED' && l.exitCode === 0;
-        }),
+      // (set only when every init container had already exited 0, which no step changes)
+      initialized,
       runtimeName: this.d.runtimeName,
       hostIP: this.d.hostIP,
     };
     await this.writeStatus(pod, computePodStatus(pod, view));
-    const pending = waits.filter((w) => w > 0);
+    const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);
     return pending.length ? Math.min(...pending) : undefined;
   }
 
@@ -314,22 +315,15 @@ export class PodRunner {
   }
 
   private async kill(pod: any, c: RuntimeContainer, spec: any, grace: number): Promise<void> {
-    const started = Date.now();
-    const preStop = spec?.lifecycle?.preStop;
-    if (preStop) {
-      const failure = await runLifecycleHandler(
-        this.d.cri,
-        preStop,
-        { containerId: c.id, containerName: c.name, podIP: this.d.hostIP, ports: spec.ports },
-        grace,
-      );
-      if (failure)
-        this.d.log.warn({ pod: pod.metadata.name, container: c.name, err: failure }, 'preStop hook failed');
-    }
-    const left = Math.max(MIN_GRACE_SECONDS, Math.ceil(grace - (Date.now() - started) / 1000));
-    await this.d.cri.stopContainer(c.id, left).catch((err) => {
-      if (!isCriNotFound(err)) throw err;
-    });
+    const target = { containerId: c.id, containerName: c.name, podIP: this.d.hostIP, ports: spec?.ports };
+    const failure = await stopContainerGracefully(this.d.cri, target, spec?.lifecycle?.preStop, grace).catch(
+      (err) => {
+        if (!isCriNotFound(err)) throw err;
+        return undefined;
+      },
+    );
+    if (failure)
+      this.d.log.warn({ pod: pod.metadata.name, container: c.name, err: failure }, 'preStop hook failed');
   }
 
   /** Stops and removes every sandbox (and so every container) of a pod UID. */
