@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { kubeTime } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { CriClient } from '@kruise/cri/client';
 import { EventRecorder, KubeClient, Resources, silentLogger } from '@kruise/runtime';
@@ -19,11 +20,10 @@ const ROUNDS = 9;
 /** Extra V8 flags for the measured daemon (env DAEMON_NODE_FLAGS; none by default). */
 const DAEMON_NODE_FLAGS = (process.env.DAEMON_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const tagSpec = (tag: string, version = 0) => ({
   tag,
   version,
-  createdAt: now(),
+  createdAt: kubeTime(),
   imagePullPolicy: 'Always',
   pullPolicy: { timeoutSeconds: 60, backoffLimit: 0, ttlSecondsAfterFinished: 600 },
 });

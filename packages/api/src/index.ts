@@ -56,3 +56,4 @@ export type {
   NodeImageStatus,
   ReferenceObject,
 } from './schema/nodeimage.ts';
+export * from './time.ts';

@@ -1,4 +1,5 @@
 import type { NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -36,7 +37,7 @@ const dockerconfig = (host: string, user: string, pw: string) => ({
 });
 
 async function pullWith(node: string, secretName: string) {
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const now = kubeTime();
   await client.create(Resources.NodeImage, {
     metadata: { name: node },
     spec: {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,7 +10,7 @@ import { chooseImageService } from '../src/app.ts';
 import { discoverRuntime } from '../src/cri/discovery.ts';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { DockerImageService } from '../src/runtime/docker-image-service.ts';
-import { nowRFC3339, startDaemonTestEnv, until } from './env.ts';
+import { startDaemonTestEnv, until } from './env.ts';
 
 const registry = inject('registry');
 let client: KubeClient;
@@ -24,7 +25,7 @@ afterAll(() => stop());
 const tag = (t: string) => ({
   tag: t,
   version: 0,
-  createdAt: nowRFC3339(),
+  createdAt: kubeTime(),
   imagePullPolicy: 'Always',
   pullPolicy: { timeoutSeconds: 60, backoffLimit: 0, ttlSecondsAfterFinished: 600 },
 });

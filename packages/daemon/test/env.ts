@@ -42,4 +42,3 @@ export const until = <T>(check: () => Promise<T | undefined> | T | undefined, ti
   eventually(check, timeoutMs, 25);
 
 /** RFC 3339 now, second precision. */
-export const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import type { CriClient } from '@kruise/cri/client';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
@@ -23,7 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => stop());
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const spec = (image: string, tag: string, backoffLimit: number) => ({
   images: {
     [image]: {
@@ -31,7 +31,7 @@ const spec = (image: string, tag: string, backoffLimit: number) => ({
         {
           tag,
           version: 0,
-          createdAt: now(),
+          createdAt: kubeTime(),
           imagePullPolicy: 'Always',
           pullPolicy: { timeoutSeconds: 20, backoffLimit, ttlSecondsAfterFinished: 600 },
         },

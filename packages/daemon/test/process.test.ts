@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -69,7 +70,7 @@ describe('kruise-daemon process', () => {
 
   it('serves /healthz and /metrics, pulls what its NodeImage asks, and stops cleanly on SIGTERM', async () => {
     const image = `${registry}/busybox`;
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = kubeTime();
     await client.create(Resources.NodeImage, {
       metadata: { name: 'proc-node' },
       spec: {

@@ -1,10 +1,11 @@
 import type { NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
-import { nowRFC3339, startDaemonTestEnv, until } from './env.ts';
+import { startDaemonTestEnv, until } from './env.ts';
 
 const registry = inject('registry');
 let client: KubeClient;
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => stop());
 
-const now = nowRFC3339;
+const now = () => kubeTime();
 const tag = (t: string, version = 0, policy: Record<string, number> = {}) => ({
   tag: t,
   version,

@@ -1,3 +1,4 @@
+import { kubeTime } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +16,6 @@ afterAll(async () => {
   await app.stop();
   await cp.stop();
 });
-
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** A pod on n1 whose status (written here in kubelet's place) shows running containers. */
 async function pod(name: string, extra: Record<string, unknown> = {}): Promise<KubeObject> {
@@ -81,7 +80,7 @@ describe('ContainerRecreateRequest controller (manager)', () => {
             restartCount: 1,
             containerID: 'containerd://sync-1',
             state: {
-              running: { startedAt: new Date(Date.now() + 2000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+              running: { startedAt: kubeTime(Date.now() + 2000) },
             },
           },
         ],
@@ -101,7 +100,7 @@ describe('ContainerRecreateRequest controller (manager)', () => {
     await client.mergePatchStatus(Resources.ContainerRecreateRequest, 'default', 'ttl', {
       status: {
         phase: 'Completed',
-        completionTime: now(),
+        completionTime: kubeTime(),
         containerRecreateStates: [{ name: 'app', phase: 'Succeeded' }],
       },
     });

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { parse } from 'yaml';
@@ -84,7 +85,7 @@ export async function report(
   const version = ni.spec?.images?.[image]?.tags.find((t) => t.tag === tag)?.version ?? 0;
   const statuses = { ...(ni.status?.imageStatuses ?? {}) };
   const others = (statuses[image]?.tags ?? []).filter((t) => t.tag !== tag);
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const now = kubeTime();
   statuses[image] = {
     tags: [
       ...others,

@@ -9,6 +9,7 @@ import {
   CRR_NODE_NAME_LABEL,
   CRR_POD_UID_LABEL,
   CRR_UNREADY_ACQUIRED_ANNOTATION,
+  kubeTime,
 } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
 import {
@@ -44,7 +45,6 @@ export interface CrrExecutorDeps {
 const BY_POD = 'pod';
 /** How long a sync waits for the cache to show this daemon's own last write (upstream: 10 s). */
 const EXPECTATION_TIMEOUT_MS = 10_000;
-const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const done = (s: ContainerRecreateState) => s.phase === 'Succeeded' || s.phase === 'Failed';
 
 /**
@@ -142,7 +142,7 @@ export class CrrExecutor {
   private async complete(crr: Crr, message: string, states?: ContainerRecreateState[]): Promise<void> {
     await this.writeStatus(crr, {
       phase: 'Completed',
-      completionTime: nowRFC3339(),
+      completionTime: kubeTime(),
       message,
       ...(states ? { containerRecreateStates: states } : {}),
     });

@@ -1,4 +1,10 @@
-import { type ImageTagSpec, type ImageTagStatus, joinImageNameTag, parseImageReference } from '@kruise/api';
+import {
+  type ImageTagSpec,
+  type ImageTagStatus,
+  joinImageNameTag,
+  kubeTime,
+  parseImageReference,
+} from '@kruise/api';
 import type { Logger } from '@kruise/runtime/log/logger';
 import type { Credential } from '../auth/keyring.ts';
 import type { ImageService } from '../runtime/image-service.ts';
@@ -26,7 +32,6 @@ export interface WorkerContext {
   backoff?: { initialMs: number; maxMs: number };
 }
 
-const rfc3339 = (d = new Date()) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const DEADLINE_MESSAGE = 'pulling exceeds the activeDeadlineSeconds';
 
 /**
@@ -113,7 +118,7 @@ export class PullWorker {
       return;
     }
     try {
-      this.report({ phase: 'Pulling', startTime: rfc3339(), progress: 0 });
+      this.report({ phase: 'Pulling', startTime: kubeTime(), progress: 0 });
       await this.pullWithRetries(image, started);
     } finally {
       releaseRegistry();
@@ -194,11 +199,11 @@ export class PullWorker {
       this.report({
         phase: 'Succeeded',
         progress: 100,
-        completionTime: rfc3339(),
+        completionTime: kubeTime(),
         imageID: `${this.name}@${imageRef}`,
         message: undefined,
       });
-    } else this.report({ phase: 'Failed', completionTime: rfc3339(), message });
+    } else this.report({ phase: 'Failed', completionTime: kubeTime(), message });
     this.ctx.onFinished?.({ image: this.name, tag: this.tag.tag, ok, seconds, message });
     this.ctx.log.info({ image, ok, seconds }, ok ? 'image pulled' : 'image pull failed');
   }

@@ -1,7 +1,6 @@
 import { cpus, totalmem } from 'node:os';
+import { kubeTime } from '@kruise/api';
 import { isAlreadyExists, type KubeClient, Resources } from '@kruise/runtime';
-
-const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** What the Node object says about this machine. */
 export interface NodeFacts {
@@ -14,7 +13,7 @@ export interface NodeFacts {
 
 /** The Node's status as kubelet reports it: Ready, addresses, capacity and node info. */
 export function nodeStatus(facts: NodeFacts, readySince?: string): any {
-  const now = nowRFC3339();
+  const now = kubeTime();
   const capacity = { cpu: String(cpus().length), memory: `${Math.floor(totalmem() / 1024)}Ki`, pods: '110' };
   return {
     conditions: [

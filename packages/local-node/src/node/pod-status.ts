@@ -1,3 +1,5 @@
+import { kubeTime } from '@kruise/api';
+
 /** One CRI container of a pod, as the local node sees it. */
 export interface RuntimeContainer {
   id: string;
@@ -43,10 +45,8 @@ export interface PodRuntimeView {
 export function nanosToRFC3339(ns: string | number | undefined): string | undefined {
   const n = BigInt(ns ?? 0);
   if (n <= 0n) return undefined;
-  return new Date(Number(n / 1_000_000n)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return kubeTime(Number(n / 1_000_000n));
 }
-
-const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Whether kubelet would start this exited container again under the pod's restartPolicy. */
 export function shouldRestart(restartPolicy: string | undefined, exitCode: number): boolean {
@@ -82,7 +82,7 @@ export function containerStatus(spec: any, view: PodRuntimeView): any {
   if (c) base.containerID = `${view.runtimeName}://${c.id}`;
   const waiting = view.waiting.get(spec.name);
   if (c?.state === 'CONTAINER_RUNNING' && !waiting) {
-    base.state = { running: { startedAt: c.startedAt ?? nowRFC3339() } };
+    base.state = { running: { startedAt: c.startedAt ?? kubeTime() } };
     base.started = true;
     base.ready = view.started.has(spec.name);
   } else if (c?.state === 'CONTAINER_EXITED' && !waiting) {
@@ -105,7 +105,7 @@ function condition(old: any[], type: string, ok: boolean, reason?: string, messa
     type,
     status,
     lastProbeTime: null,
-    lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : nowRFC3339(),
+    lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : kubeTime(),
     ...(reason && !ok ? { reason } : {}),
     ...(message && !ok ? { message } : {}),
   };
@@ -155,7 +155,7 @@ export function computePodStatus(pod: any, view: PodRuntimeView): any {
     hostIPs: [{ ip: view.hostIP }],
     podIP: view.hostIP,
     podIPs: [{ ip: view.hostIP }],
-    startTime: pod.status?.startTime ?? nowRFC3339(),
+    startTime: pod.status?.startTime ?? kubeTime(),
     ...(initStatuses.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
     qosClass: pod.status?.qosClass ?? 'BestEffort',

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { kubeTime } from '@kruise/api';
 import type { KubeClient, KubeObject } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { Resources } from '../kube/resources.ts';
@@ -10,8 +11,6 @@ export type EventType = 'Normal' | 'Warning';
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
 const BURST = 25;
 const REFILL_MS = 5 * 60_000;
-
-const nowTime = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * Records core/v1 Events on objects, as client-go's recorder does: a repeat of the same event
@@ -74,7 +73,7 @@ export class EventRecorder {
         prior.at = now;
         await this.client.mergePatch(Resources.Event, prior.namespace, prior.name, {
           count: prior.count,
-          lastTimestamp: nowTime(),
+          lastTimestamp: kubeTime(),
         });
         return;
       } catch (err) {
@@ -82,7 +81,7 @@ export class EventRecorder {
       }
     }
     const name = `${meta.name}.${Date.now().toString(16)}${randomBytes(2).toString('hex')}`;
-    const time = nowTime();
+    const time = kubeTime();
     await this.client.create(Resources.Event, {
       metadata: { name, namespace },
       involvedObject: {

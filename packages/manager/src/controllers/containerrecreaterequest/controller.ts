@@ -7,6 +7,7 @@ import {
   CRR_SYNC_CONTAINER_STATUSES_ANNOTATION,
   CRR_UNREADY_ACQUIRED_ANNOTATION,
   CRR_UNREADY_ACQUIRED_FINALIZER,
+  kubeTime,
 } from '@kruise/api';
 import {
   Controller,
@@ -37,7 +38,6 @@ export interface CrrControllerDeps {
 /** The user agent recorded in the pod's `KruisePodReady` message. */
 export const CRR_USER_AGENT = 'ContainerRecreateRequest';
 const BY_POD_UID = 'podUID';
-const nowRFC3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 type Crr = ContainerRecreateRequest & KubeObject;
 
@@ -154,7 +154,7 @@ export class ContainerRecreateRequestController {
   private async complete(crr: Crr, message: string, failUnfinished = false): Promise<void> {
     const status: Record<string, unknown> = {
       phase: 'Completed',
-      completionTime: nowRFC3339(this.now()),
+      completionTime: kubeTime(this.now()),
       message,
     };
     if (failUnfinished) {
@@ -229,7 +229,7 @@ export class ContainerRecreateRequestController {
       log.info({ pod: `${ns}/${pod.metadata?.name}` }, 'pod held not-ready for a container recreation');
     }
     await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
-      metadata: { annotations: { [CRR_UNREADY_ACQUIRED_ANNOTATION]: nowRFC3339(this.now()) } },
+      metadata: { annotations: { [CRR_UNREADY_ACQUIRED_ANNOTATION]: kubeTime(this.now()) } },
     });
   }
 

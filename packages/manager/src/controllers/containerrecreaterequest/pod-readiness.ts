@@ -1,4 +1,4 @@
-import { KRUISE_POD_READY_CONDITION } from '@kruise/api';
+import { KRUISE_POD_READY_CONDITION, kubeTime } from '@kruise/api';
 import { type KubeClient, type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 
 /** Who holds a pod not-ready: one entry of the `KruisePodReady` condition's JSON message. */
@@ -6,8 +6,6 @@ export interface NotReadyHolder {
   userAgent: string;
   key: string;
 }
-
-const nowRFC3339 = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Whether a pod declares the `KruisePodReady` readiness gate. */
 export const hasKruiseReadinessGate = (pod: KubeObject) =>
@@ -30,8 +28,7 @@ function setCondition(conditions: any[], next: any): any[] {
   const prev = conditions.find((c) => c?.type === next.type);
   out.push({
     ...next,
-    lastTransitionTime:
-      prev?.status === next.status ? (prev.lastTransitionTime ?? nowRFC3339()) : nowRFC3339(),
+    lastTransitionTime: prev?.status === next.status ? (prev.lastTransitionTime ?? kubeTime()) : kubeTime(),
   });
   return out;
 }

@@ -1,6 +1,5 @@
 import type { ImageListPullJob, ImageListPullJobStatus, ImagePullJob } from '@kruise/api';
-
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+import { kubeTime } from '@kruise/api';
 
 /** Upstream's roll-up over the children that have started (those with a startTime). */
 export function listJobStatus(
@@ -30,7 +29,7 @@ export function listJobStatus(
   failedImageStatuses.sort((a, b) => ((a.name ?? '') < (b.name ?? '') ? -1 : 1));
   const status: ImageListPullJobStatus = {
     ...prev,
-    startTime: prev.startTime ?? rfc3339(now),
+    startTime: prev.startTime ?? kubeTime(now),
     desired,
     active,
     completed,
@@ -43,6 +42,6 @@ export function listJobStatus(
     completed === desired &&
     !status.completionTime
   )
-    status.completionTime = rfc3339(now);
+    status.completionTime = kubeTime(now);
   return status;
 }

@@ -1,4 +1,5 @@
 import type { ImagePullJob, ImagePullJobStatus, NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 
 /** A job's view of one NodeImage: not synced yet, or the phase of the tag version it asked for. */
 export type NodeState = 'notSynced' | 'active' | 'succeeded' | 'failed';
@@ -21,8 +22,6 @@ export interface StatusResult {
   states: Map<string, NodeState>;
   completed: boolean;
 }
-
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The state of one NodeImage for a job, from its spec tag (owner, secrets) and the status of that version. */
 export function nodeState(
@@ -70,7 +69,7 @@ export function calculateStatus(input: StatusInput): StatusResult {
     } else notSynced.push(name);
   }
   const desired = input.nodeImages.length;
-  const startTime = prev.startTime ?? rfc3339(now);
+  const startTime = prev.startTime ?? kubeTime(now);
   const policy = job.spec?.completionPolicy ?? {};
   const type = policy.type ?? 'Always';
   const status: ImagePullJobStatus = { ...prev, startTime, desired, active, succeeded, failed };
@@ -83,7 +82,7 @@ export function calculateStatus(input: StatusInput): StatusResult {
     remaining > 0 &&
     now.getTime() - Date.parse(startTime) >= deadline * 1000
   ) {
-    status.completionTime = rfc3339(now);
+    status.completionTime = kubeTime(now);
     status.failed = failed + active + notSynced.length;
     status.active = 0;
     status.failedNodes = [
@@ -97,7 +96,7 @@ export function calculateStatus(input: StatusInput): StatusResult {
   if (status.failedNodes.length === 0) delete status.failedNodes;
   let completed = false;
   if (type !== 'Never' && remaining === 0) {
-    status.completionTime = status.completionTime ?? rfc3339(now);
+    status.completionTime = status.completionTime ?? kubeTime(now);
     completed = true;
   }
   status.message = completed

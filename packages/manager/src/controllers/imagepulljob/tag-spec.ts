@@ -3,6 +3,7 @@ import {
   compareTags,
   type ImagePullJob,
   type ImageTagPullPolicy,
+  kubeTime,
   type NodeImage,
   type ReferenceObject,
 } from '@kruise/api';
@@ -15,8 +16,6 @@ export interface TagSettings {
   random: () => number;
   now: () => Date;
 }
-
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The pull policy a job puts on a new tag (upstream's TTL and deadline rules for Always and Never). */
 export function tagPullPolicy(job: ImagePullJob, settings: TagSettings): ImageTagPullPolicy {
@@ -88,7 +87,7 @@ export function applyJobTag(
     namespace: job.metadata?.namespace,
     uid,
   };
-  const now = rfc3339(settings.now());
+  const now = kubeTime(settings.now());
   const policy = tagPullPolicy(job, settings);
   const pullPolicy = job.spec?.imagePullPolicy ?? 'IfNotPresent';
   const tag = spec.tags.find((t) => t.tag === image.tag);

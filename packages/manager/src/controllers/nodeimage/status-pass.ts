@@ -1,4 +1,5 @@
 import type { ImageTagStatus, NodeImage, NodeImageStatus } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 
 /** A tag the status pass failed, for events. */
 export interface FailedTag {
@@ -12,8 +13,6 @@ export interface FailedTag {
 export const NOT_RESPONDED = 'node has not responded for a long time';
 /** Message when a pull ran past its deadline. */
 export const DEADLINE_EXCEEDED = 'pulling exceeds the activeDeadlineSeconds';
-
-const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * Upstream's NodeImage status pass: a tag with no status of its version `responseTimeoutMs` after
@@ -50,7 +49,7 @@ export function statusPass(
           nextCheck = Math.min(nextCheck ?? at, at);
           return;
         }
-        const end = { phase: 'Failed' as const, completionTime: rfc3339(now), message };
+        const end = { phase: 'Failed' as const, completionTime: kubeTime(now), message };
         status = status ? { ...status, ...end } : { tag: tag.tag, version, ...end };
         failed.push({ image: name, tag: tag.tag, message, owners: tag.ownerReferences ?? [] });
       };

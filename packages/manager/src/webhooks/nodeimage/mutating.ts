@@ -1,4 +1,4 @@
-import { type NodeImage, setNodeImageDefaults } from '@kruise/api';
+import { kubeTime, type NodeImage, setNodeImageDefaults } from '@kruise/api';
 import { type AdmissionHandler, patched } from '@kruise/runtime';
 import { decodeObject } from '../decode.ts';
 
@@ -13,6 +13,6 @@ export const mutateNodeImage: AdmissionHandler = (request) => {
     if (!image || typeof image !== 'object' || !Array.isArray(image.tags)) return patched(request.object, ni);
     if (image.tags.some((t) => !t || typeof t !== 'object')) return patched(request.object, ni);
   }
-  setNodeImageDefaults(ni, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  setNodeImageDefaults(ni, kubeTime());
   return patched(request.object, ni);
 };
