@@ -1,4 +1,4 @@
-import { parseDuration } from '@kruise/runtime/certs/duration';
+import { durationArgument, parseCommandLine } from '@kruise/runtime/cli/command-line';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 /** Everything kruise-daemon is started with. */
@@ -51,24 +51,12 @@ export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = proc
     .option(
       '--status-update-interval <duration>',
       'at most one NodeImage status write per this interval',
-      (v: string) => {
-        try {
-          return parseDuration(v);
-        } catch (err) {
-          throw new InvalidArgumentError((err as Error).message);
-        }
-      },
+      durationArgument,
       2000,
     )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  try {
-    cmd.parse(argv, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError && err.exitCode !== 0)
-      throw new CommanderError(2, err.code, err.message);
-    throw err;
-  }
+  parseCommandLine(cmd, argv);
   const o = cmd.opts();
   if (!o.nodeName)
     throw new CommanderError(2, 'kruise.nodeName', 'error: --node-name (or env NODE_NAME) is required');

@@ -1,4 +1,4 @@
-import { parseDuration } from '@kruise/runtime';
+import { durationArgument, parseCommandLine } from '@kruise/runtime';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type FeatureGates, parseFeatureGates } from './features.ts';
 
@@ -27,14 +27,6 @@ export interface ManagerOptions {
 const positiveInt = (name: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
   return Number(v);
-};
-
-const duration = (v: string) => {
-  try {
-    return parseDuration(v);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
 };
 
 const bool = (v: string) => {
@@ -87,7 +79,7 @@ export function buildCommand(): Command {
     .option(
       '--nodeimage-creation-delay <duration>',
       'how long a Node must be Ready before it gets a NodeImage',
-      duration,
+      durationArgument,
       30_000,
     )
     .option(
@@ -131,13 +123,7 @@ export function buildCommand(): Command {
 /** Parses argv into options; throws a CommanderError (exitCode 2) with a clear message on bad input. */
 export function parseOptions(argv: string[]): ManagerOptions {
   const cmd = buildCommand();
-  try {
-    cmd.parse(argv, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError && err.exitCode !== 0)
-      throw new CommanderError(2, err.code, err.message);
-    throw err;
-  }
+  parseCommandLine(cmd, argv);
   const o = cmd.opts();
   let featureGates: FeatureGates;
   try {

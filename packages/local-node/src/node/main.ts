@@ -1,15 +1,7 @@
 import { CriClient } from '@kruise/cri/client';
-import { createLogger, KubeClient, parseDuration } from '@kruise/runtime';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { createLogger, durationArgument, KubeClient, parseCommandLine } from '@kruise/runtime';
+import { Command, CommanderError } from 'commander';
 import { LocalNode } from './local-node.ts';
-
-const duration = (v: string) => {
-  try {
-    return parseDuration(v);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
-};
 
 /**
  * `pnpm run local-node -- --node-name N --kubeconfig F --runtime-endpoint unix:///…`: one local
@@ -30,19 +22,19 @@ async function main(): Promise<void> {
     .option(
       '--restart-backoff <duration>',
       'first crash-loop back-off (doubles up to --max-restart-backoff)',
-      duration,
+      durationArgument,
       10_000,
     )
-    .option('--max-restart-backoff <duration>', 'longest crash-loop back-off', duration, 300_000)
+    .option('--max-restart-backoff <duration>', 'longest crash-loop back-off', durationArgument, 300_000)
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
-    cmd.parse(
+    parseCommandLine(
+      cmd,
       process.argv.slice(2).filter((a) => a !== '--'),
-      { from: 'user' },
     );
   } catch (err) {
-    if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+    if (err instanceof CommanderError) process.exit(err.exitCode);
     throw err;
   }
   const o = cmd.opts();
