@@ -21,6 +21,8 @@ const NODE = 'fault-node';
 const SECRET_PASSWORD = 'pw-NEVER-LOGGED-4217';
 let sys: System;
 const managers: Program[] = [];
+/** Each replica's webhook port. */
+const webhookPorts = new Map<Program, number>();
 const observed: string[] = [];
 const note = (line: string) => {
   observed.push(line);
@@ -34,6 +36,7 @@ async function startReplica(): Promise<{ program: Program; webhookPort: number }
     '--nodeimage-creation-delay=0s',
   ]);
   managers.push(r.program);
+  webhookPorts.set(r.program, r.webhookPort);
   return r;
 }
 
@@ -115,7 +118,7 @@ describe('faults', () => {
 
   it('6. webhook server unreachable: creates are refused with the API server message, nothing is half-written; then all works', async () => {
     const holder = managers.find((m) => m.child.exitCode === null)!;
-    const port = Number(/"webhookport":(\d+)/.exec(holder.output())![1]);
+    const port = webhookPorts.get(holder)!;
     const dead = await freePort();
     await pointWebhookService(sys.client, dead);
     const err = await job('refused', `${sys.registry}/busybox:v1`).catch((e) => e);
@@ -177,7 +180,7 @@ describe('faults', () => {
     expect(takeover).toBeLessThanOrEqual(15_000 + 2_000 + 1_000);
     // webhooks from the survivor
     const survivor = replicaOf(after)!;
-    await pointWebhookService(sys.client, Number(/"webhookport":(\d+)/.exec(survivor.output())![1]));
+    await pointWebhookService(sys.client, webhookPorts.get(survivor)!);
     for (let i = 0; i < 20; i++)
       expect((await jobDone(`many-${i}`, 90_000)).status).toMatchObject({
         desired: 1,
@@ -216,7 +219,7 @@ describe('faults', () => {
     expect(handedOver).toBeLessThan(6_000);
     const newHolder = await leaseHolder();
     const survivor = await until(() => replicaOf(newHolder), 5000);
-    await pointWebhookService(sys.client, Number(/"webhookport":(\d+)/.exec(survivor.output())![1]));
+    await pointWebhookService(sys.client, webhookPorts.get(survivor)!);
     const d0 = Date.now();
     expect(await sys.daemon.stop(10_000)).toBe(0);
     const daemonExit = Date.now() - d0;

@@ -1,45 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Program, startProgram } from '@kruise/local-node/stack/processes';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 
 /** `pnpm start`'s program, as a user runs it (a process of its own, stopped with SIGTERM as Ctrl-C would). */
-const main = join(import.meta.dirname, '../../packages/local-node/src/stack/main.ts');
-const running: ChildProcess[] = [];
+const running: Program[] = [];
 const dirs: string[] = [];
-afterAll(() => {
-  for (const c of running) if (c.exitCode === null) c.kill('SIGKILL');
+afterAll(async () => {
+  for (const p of running) await p.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function startStack(args: string[], options: { uid?: number; gid?: number } = {}) {
-  const child = spawn(process.execPath, ['--conditions=source', main, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...options,
-  });
-  running.push(child);
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const waitFor = (pattern: RegExp, timeoutMs: number) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const m = pattern.exec(out);
-        if (m) {
-          clearInterval(timer);
-          resolve(m);
-        } else if (child.exitCode !== null || Date.now() > deadline) {
-          clearInterval(timer);
-          reject(new Error(`no ${pattern}:\n${out}`));
-        }
-      }, 50);
-      const deadline = Date.now() + timeoutMs;
-    });
-  return { child, exited, waitFor, output: () => out };
+function startStack(args: string[], user: { uid?: number; gid?: number } = {}): Program {
+  const stack = startProgram('pnpm start', 'packages/local-node/src/stack/main.ts', args, {}, user);
+  running.push(stack);
+  return stack;
 }
 
 const alive = (pid: number) => {
@@ -80,8 +58,7 @@ describe('pnpm start (the local stack)', () => {
     const client = KubeClient.fromString(readFileSync(join(stateDir, 'kubeconfig'), 'utf8'));
     const pod = await client.get(Resources.Pod, 'default', 'demo');
     expect(pod.status.containerStatuses.map((c: any) => c.restartCount)).toEqual([1, 1]);
-    stack.child.kill('SIGTERM');
-    expect(await stack.exited).toBe(0);
+    expect(await stack.stop(60_000)).toBe(0);
     for (const pid of [pids[1], pids[2], pids[3], containerdPid])
       expect(alive(Number(pid)), `pid ${pid}`).toBe(false);
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(runtimeDir);
@@ -106,7 +83,6 @@ describe('pnpm start (the local stack)', () => {
     expect(denied.message).toBe(
       'admission webhook "vimagepulljob.kb.io" denied the request: image can not be empty',
     );
-    stack.child.kill('SIGTERM');
-    expect(await stack.exited).toBe(0);
+    expect(await stack.stop(60_000)).toBe(0);
   }, 120_000);
 });

@@ -31,17 +31,20 @@ export function writeProgramLogsTo(dir: string): void {
 
 /**
  * Starts one of our TypeScript entry points on this Node (`process.execPath`, which forwards
- * signals, unlike `node_modules/.bin/node`), with sources resolved through the `source` condition.
+ * signals, unlike `node_modules/.bin/node`), with sources resolved through the `source` condition,
+ * optionally as another user.
  */
 export function startProgram(
   name: string,
   entry: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  user: { uid?: number; gid?: number } = {},
 ): Program {
   const child = spawn(process.execPath, ['--conditions=source', join(repoRoot, entry), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+    ...user,
   });
   let out = '';
   const waiters: (() => void)[] = [];
