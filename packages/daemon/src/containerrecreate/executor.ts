@@ -2,13 +2,12 @@ import {
   type ContainerRecreateRequest,
   type ContainerRecreateRequestContainer,
   type ContainerRecreateState,
-  CRI_CONTAINER_NAME_LABEL,
-  CRI_CONTAINER_RESTART_COUNT_ANNOTATION,
   CRI_POD_UID_LABEL,
   CRR_ACTIVE_LABEL,
   CRR_NODE_NAME_LABEL,
   CRR_POD_UID_LABEL,
   CRR_UNREADY_ACQUIRED_ANNOTATION,
+  kubeletContainerIdentity,
   kubeTime,
 } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
@@ -293,9 +292,7 @@ export class CrrExecutor {
       if (status?.state !== 'CONTAINER_RUNNING') return undefined;
       out.set(c.name, {
         containerID,
-        restartCount: Number(
-          status.annotations?.[CRI_CONTAINER_RESTART_COUNT_ANNOTATION] ?? status.metadata?.attempt ?? 0,
-        ),
+        restartCount: kubeletContainerIdentity(status).attempt,
         exited: false,
         startedAtMs: Number(BigInt(status.startedAt ?? 0) / 1_000_000n),
       });
@@ -313,10 +310,7 @@ export class CrrExecutor {
     });
     const newest = new Map<string, { attempt: number; id: string; state: string }>();
     for (const c of containers) {
-      const name = c.labels?.[CRI_CONTAINER_NAME_LABEL] ?? c.metadata?.name ?? '';
-      const attempt = Number(
-        c.annotations?.[CRI_CONTAINER_RESTART_COUNT_ANNOTATION] ?? c.metadata?.attempt ?? 0,
-      );
+      const { name, attempt } = kubeletContainerIdentity(c);
       const prev = newest.get(name);
       if (!prev || attempt > prev.attempt) newest.set(name, { attempt, id: c.id, state: String(c.state) });
     }

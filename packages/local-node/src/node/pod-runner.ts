@@ -1,3 +1,4 @@
+import { kubeletContainerIdentity } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
 import { isCriNotFound } from '@kruise/cri/errors';
 import {
@@ -81,11 +82,11 @@ export class PodRunner {
         throw err;
       }
       if (!status) continue;
-      const name = c.labels?.[KubeletKeys.containerName] ?? c.metadata?.name ?? '';
+      const { name, attempt } = kubeletContainerIdentity(c);
       const rc: RuntimeContainer = {
         id: c.id,
         name,
-        attempt: Number(c.annotations?.[KubeletKeys.restartCount] ?? c.metadata?.attempt ?? 0),
+        attempt,
         state: status.state,
         startedAt: nanosToRFC3339(status.startedAt),
         finishedAt: nanosToRFC3339(status.finishedAt),
