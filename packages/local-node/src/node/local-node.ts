@@ -70,6 +70,7 @@ export class LocalNode {
           if (uid) {
             await this.runner!.removeSandboxes(uid);
             this.uidToKey.delete(uid);
+            this.signatures.delete(uid);
           }
           return undefined;
         }

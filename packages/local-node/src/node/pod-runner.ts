@@ -302,8 +302,6 @@ export class PodRunner {
         .map((c) => this.kill(pod, c, specs.get(c.name), grace)),
     );
     await this.removeSandboxes(uid);
-    this.memory.delete(uid);
-    this.d.backoff.forgetPod(uid);
     try {
       await this.d.client.delete(Resources.Pod, pod.metadata.namespace, pod.metadata.name, {
         gracePeriodSeconds: 0,
@@ -327,7 +325,7 @@ export class PodRunner {
       this.d.log.warn({ pod: pod.metadata.name, container: c.name, err: failure }, 'preStop hook failed');
   }
 
-  /** Stops and removes every sandbox (and so every container) of a pod UID. */
+  /** Stops and removes every sandbox (and so every container) of a pod UID, and forgets the pod. */
   async removeSandboxes(uid: string): Promise<void> {
     const { items } = await this.d.cri.listPodSandbox({ labelSelector: { [KubeletKeys.podUid]: uid } });
     for (const s of items) {
@@ -335,6 +333,7 @@ export class PodRunner {
       await this.d.cri.removePodSandbox(s.id).catch(() => undefined);
     }
     this.memory.delete(uid);
+    this.d.backoff.forgetPod(uid);
   }
 }
 
