@@ -6,16 +6,16 @@ import {
   runLifecycleHandler,
   stopContainerGracefully,
 } from '@kruise/cri/lifecycle-handler';
-import { isNotFound, type KubeClient, type KubeObject, type Logger, Resources } from '@kruise/runtime';
+import { isNotFound, type KubeClient, type Logger, Resources } from '@kruise/runtime';
 import { containerConfig, KubeletKeys, sandboxConfig } from './kubelet-metadata.ts';
 import {
   computePodStatus,
-  lastStateOf,
   nanosToRFC3339,
   type PodRuntimeView,
   type RuntimeContainer,
   shouldRestart,
   type TerminatedState,
+  terminatedOf,
 } from './pod-status.ts';
 import type { RestartBackoff } from './restart-backoff.ts';
 
@@ -202,7 +202,7 @@ export class PodRunner {
         return { waitMs: wait, acted: false };
       }
       this.d.backoff.next(key, finished);
-      m.lastStates.set(container.name, lastStateOf(latest, this.d.runtimeName));
+      m.lastStates.set(container.name, terminatedOf(latest, this.d.runtimeName));
       m.waiting.set(container.name, { reason: 'ContainerCreating' });
       await this.start(pod, container, latest.attempt + 1, sandboxId);
       m.waiting.delete(container.name);
@@ -339,6 +339,3 @@ export class PodRunner {
 
 /** The pod conditions kubelet owns; the others (readiness gates) belong to their controllers. */
 const KUBELET_CONDITIONS = new Set(['Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
-
-/** A pod as the local node caches it. */
-export type LocalPod = KubeObject;

@@ -55,7 +55,8 @@ export function shouldRestart(restartPolicy: string | undefined, exitCode: numbe
   return true;
 }
 
-function terminatedOf(c: RuntimeContainer, runtimeName: string): TerminatedState {
+/** A container's terminated state (also its `lastState` once it is replaced). */
+export function terminatedOf(c: RuntimeContainer, runtimeName: string): TerminatedState {
   return {
     exitCode: c.exitCode,
     reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'),
@@ -91,11 +92,6 @@ export function containerStatus(spec: any, view: PodRuntimeView): any {
     base.state = { waiting: waiting ?? { reason: 'ContainerCreating' } };
   }
   return base;
-}
-
-/** The terminated state of a container about to be replaced, for the next `lastState`. */
-export function lastStateOf(c: RuntimeContainer, runtimeName: string): TerminatedState {
-  return terminatedOf(c, runtimeName);
 }
 
 function condition(old: any[], type: string, ok: boolean, reason?: string, message?: string) {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEPLOY_FEATURE_GATES } from '@kruise/deploy';
 import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import { parse } from 'yaml';
@@ -103,15 +104,12 @@ const ignoreExists = async (create: () => Promise<unknown>) => {
   }
 };
 
-/** Feature gates the local stack and the end-to-end tests run kruise-manager with. */
-export const LOCAL_GATES = 'ImagePullJobGate=true';
-
 /**
  * Applies what a cluster install puts in place before kruise-manager starts: the CRDs, the
- * `kruise-system` and `kruise-daemon-config` namespaces, both webhook configurations and the
- * webhook Service (idempotent).
+ * `kruise-system` and `kruise-daemon-config` namespaces, both webhook configurations (for
+ * deploy/'s feature gates by default) and the webhook Service (idempotent).
  */
-export async function installKruiseApi(client: KubeClient, gates = LOCAL_GATES): Promise<void> {
+export async function installKruiseApi(client: KubeClient, gates = DEPLOY_FEATURE_GATES): Promise<void> {
   for (const file of readdirSync(join(repoRoot, 'deploy/crds')).sort()) {
     const crd = parse(readFileSync(join(repoRoot, 'deploy/crds', file), 'utf8'));
     await ignoreExists(() =>
@@ -178,7 +176,7 @@ export async function startManagerProcess(
       '--webhook-host=127.0.0.1',
       '--webhook-port=0',
       '--enable-leader-election=false',
-      `--feature-gates=${LOCAL_GATES}`,
+      `--feature-gates=${DEPLOY_FEATURE_GATES}`,
       ...extraArgs,
     ],
     env,
