@@ -90,6 +90,7 @@ export async function benchCrr(): Promise<void> {
       // Open the bench client's connections first: TLS handshakes of the load generator are not CRR latency.
       await Promise.all(names.map((name) => client.get(Resources.Pod, 'default', name)));
       const sentAt = new Map<string, number>();
+      const answeredAt = new Map<string, number>();
       const answered: number[] = [];
       const started = Date.now();
       const created = await Promise.all(
@@ -101,6 +102,7 @@ export async function benchCrr(): Promise<void> {
               spec: { podName: name, containers: [{ name: 'app' }] },
             })
             .then((c) => {
+              answeredAt.set(name, Date.now());
               answered.push(Date.now() - sentAt.get(name)!);
               return c;
             });
@@ -122,10 +124,13 @@ export async function benchCrr(): Promise<void> {
       const allDone = Date.now() - started;
       const stops = stopsInLog(readFileSync(join(dir, 's/containerd/containerd.log'), 'utf8'));
       const latencies: number[] = [];
+      const afterAnswer: number[] = [];
       for (const c of created) {
         const id = String(c.spec.containers[0].statusContext.containerID).replace('containerd://', '');
         const at = stops.get(id);
-        if (at !== undefined) latencies.push(at - sentAt.get(c.metadata!.name!)!);
+        if (at === undefined) continue;
+        latencies.push(at - sentAt.get(c.metadata!.name!)!);
+        afterAnswer.push(at - answeredAt.get(c.metadata!.name!)!);
       }
       const failed = (await crrs()).filter(
         (c) => c.status?.containerRecreateStates?.[0]?.phase !== 'Succeeded',
@@ -140,6 +145,7 @@ export async function benchCrr(): Promise<void> {
         p50: quantile(latencies, 0.5),
         p99: quantile(latencies, 0.99),
         answered: quantile(answered, 0.5),
+        afterAnswer: quantile(afterAnswer, 0.5),
         allDone,
         seen: latencies.length,
         failed,
@@ -164,6 +170,9 @@ export async function benchCrr(): Promise<void> {
     console.log(
       `  of which the create call itself (API server + mutating webhook): p50 ${fmt(
         med((x) => x.answered),
+        0,
+      )} ms, from its answer to StopContainer (watch, kruise-daemon, CRI) p50 ${fmt(
+        med((x) => x.afterAnswer),
         0,
       )} ms; all ${PODS} Completed after ${fmt(med((x) => x.allDone) / 1000, 2)} s; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}`,
     );

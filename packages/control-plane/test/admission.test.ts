@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
@@ -45,8 +46,7 @@ async function startWebhook(): Promise<void> {
           status: { code: 422, reason: 'Invalid', message: 'names may not start with bad' },
         };
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+      answer(res, response);
     });
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
@@ -56,6 +56,22 @@ async function startWebhook(): Promise<void> {
 const rules = [
   { operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
 ];
+
+/** One webhook of a configuration on config maps: AdmissionReview v1, no side effects. */
+const webhook = (name: string, clientConfig: object, extra: object = {}) => ({
+  name,
+  admissionReviewVersions: ['v1'],
+  sideEffects: 'None',
+  clientConfig,
+  rules,
+  ...extra,
+});
+
+/** Answers an AdmissionReview. */
+function answer(res: ServerResponse, response: object): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+}
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -75,14 +91,11 @@ beforeAll(async () => {
     body: {
       metadata: { name: 'mutate' },
       webhooks: [
-        {
-          name: 'mutate.example.com',
-          admissionReviewVersions: ['v1'],
-          sideEffects: 'None',
-          clientConfig: { service: { name: 'hook', namespace: 'default', path: '/mutate' }, caBundle },
-          rules,
-          objectSelector: { matchLabels: { webhook: 'on' } },
-        },
+        webhook(
+          'mutate.example.com',
+          { service: { name: 'hook', namespace: 'default', path: '/mutate' }, caBundle },
+          { objectSelector: { matchLabels: { webhook: 'on' } } },
+        ),
       ],
     },
   });
@@ -90,14 +103,11 @@ beforeAll(async () => {
     body: {
       metadata: { name: 'validate' },
       webhooks: [
-        {
-          name: 'validate.example.com',
-          admissionReviewVersions: ['v1'],
-          sideEffects: 'None',
-          failurePolicy: 'Fail',
-          clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle },
-          rules,
-        },
+        webhook(
+          'validate.example.com',
+          { url: `https://127.0.0.1:${port}/validate`, caBundle },
+          { failurePolicy: 'Fail' },
+        ),
       ],
     },
   });
@@ -142,6 +152,65 @@ describe('admission webhooks', () => {
     expect(
       (await expectStatus(() => core.readNamespacedConfigMap({ name: 'bad-1', namespace: 'default' }))).code,
     ).toBe(404);
+  });
+
+  it('sends a review again on a new connection when the webhook closed the kept one as it went out', async () => {
+    // A webhook server that drops its connection when a second review arrives on it, as a server
+    // closing an idle connection does when the API server's request crosses the close.
+    const pki = await createServingPki('flaky-ca', ['127.0.0.1']);
+    const perSocket = new Map<unknown, number>();
+    let answered = 0;
+    let dropped = 0;
+    const flaky = createServer({ cert: pki.serving.cert, key: pki.serving.key }, (req, res) => {
+      const seen = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, seen);
+      if (seen > 1) {
+        dropped++;
+        req.socket.destroy();
+        return;
+      }
+      let text = '';
+      req.on('data', (c) => (text += c));
+      req.on('end', () => {
+        answered++;
+        answer(res, { uid: JSON.parse(text).request.uid, allowed: true });
+      });
+    });
+    flaky.keepAliveTimeout = 60_000;
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', () => r()));
+    const flakyPort = (flaky.address() as AddressInfo).port;
+    await admission.createValidatingWebhookConfiguration({
+      body: {
+        metadata: { name: 'flaky' },
+        webhooks: [
+          webhook(
+            'flaky.example.com',
+            {
+              url: `https://127.0.0.1:${flakyPort}/validate`,
+              caBundle: Buffer.from(pki.ca.cert).toString('base64'),
+            },
+            { failurePolicy: 'Fail', objectSelector: { matchLabels: { flaky: 'on' } } },
+          ),
+        ],
+      },
+    });
+    try {
+      for (const name of ['f1', 'f2', 'f3']) {
+        await core.createNamespacedConfigMap({
+          namespace: 'default',
+          body: { metadata: { name, labels: { flaky: 'on' } } },
+        });
+      }
+      expect({ answered, dropped, connections: perSocket.size }).toEqual({
+        answered: 3,
+        dropped: 2,
+        connections: 3,
+      });
+    } finally {
+      await admission.deleteValidatingWebhookConfiguration({ name: 'flaky' });
+      flaky.close();
+      flaky.closeAllConnections();
+    }
   });
 
   it('refuses writes while a Fail webhook is unreachable, and stores nothing', async () => {

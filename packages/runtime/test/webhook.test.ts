@@ -113,6 +113,16 @@ describe('WebhookServer', () => {
     expect(err.message).toBe('admission webhook "v.example.com" denied the request: spec.x is invalid');
   });
 
+  it("keeps the API server's connection through a pause longer than Node's 5 s keep-alive", async () => {
+    await client.create(Resources.ConfigMap, { metadata: { name: 'before-pause', namespace: 'default' } });
+    const handshakes = server.connectionCount;
+    expect(handshakes).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 5_500));
+    await client.create(Resources.ConfigMap, { metadata: { name: 'after-pause', namespace: 'default' } });
+    // No new TLS handshake: the call after the pause rides the connection of the one before.
+    expect(server.connectionCount).toBe(handshakes);
+  }, 20_000);
+
   it('answers malformed requests with 400 and keeps serving', async () => {
     expect((await post('/validate', '{not json')).code).toBe(400);
     expect((await post('/validate', '{"kind":"Pod"}')).code).toBe(400);

@@ -18,6 +18,14 @@ export interface WebhookTarget {
 /** Keep-alive agents per webhook endpoint and trust, as kube-apiserver caches its transports. */
 const agents = new Map<string, Agent>();
 const MAX_AGENTS = 64;
+/**
+ * How long an idle webhook connection is kept: Go's IdleConnTimeout in kube-apiserver's transports.
+ * A burst of admission calls after a pause then reuses its connections instead of paying a TLS
+ * handshake per call (ADR 0015).
+ */
+export const WEBHOOK_IDLE_CONNECTION_MS = 90_000;
+/** Errors of a kept connection the server closed as the request went out: the call is sent again once. */
+const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
 
 function agentFor(target: WebhookTarget): Agent {
   const key = `${target.host}:${target.port}|${target.serverName}|${createHash('sha256')
@@ -33,8 +41,7 @@ function agentFor(target: WebhookTarget): Agent {
     agent = new Agent({
       keepAlive: true,
       maxSockets: 64,
-      // Idle connections close before a Go or Node server's 5 s keep-alive timeout can race a request.
-      timeout: 4000,
+      timeout: WEBHOOK_IDLE_CONNECTION_MS,
       ca: target.ca,
       servername: /^\d+\.\d+\.\d+\.\d+$/.test(target.serverName) ? undefined : target.serverName,
       checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
@@ -50,8 +57,26 @@ export function closeWebhookConnections(): void {
   agents.clear();
 }
 
-/** POSTs an AdmissionReview and returns the parsed response, or throws an Error describing the failure. */
-export function callWebhook(target: WebhookTarget, body: string, timeoutMs: number): Promise<any> {
+/**
+ * POSTs an AdmissionReview and returns the parsed response, or throws an Error describing the failure.
+ * A kept connection that the server closed just as the call went out (its own idle timeout) is not a
+ * failure of the webhook: the call is sent once more on a new connection, as kube-apiserver retries
+ * connection resets.
+ */
+export async function callWebhook(target: WebhookTarget, body: string, timeoutMs: number): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  try {
+    return await postReview(target, body, timeoutMs, true);
+  } catch (err) {
+    if (!(err instanceof StaleConnection)) throw err;
+    return postReview(target, body, Math.max(1, deadline - Date.now()), false);
+  }
+}
+
+/** A reused connection failed before any answer: the request never reached a handler. */
+class StaleConnection extends Error {}
+
+function postReview(target: WebhookTarget, body: string, timeoutMs: number, mayRetry: boolean): Promise<any> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -94,13 +119,17 @@ export function callWebhook(target: WebhookTarget, body: string, timeoutMs: numb
     req.on('timeout', () => {
       req.destroy(new Error(`context deadline exceeded`));
     });
-    req.on('error', (e: any) =>
+    req.on('error', (e: any) => {
+      if (mayRetry && req.reusedSocket && STALE_CONNECTION_ERRORS.has(e.code)) {
+        reject(new StaleConnection(e.message));
+        return;
+      }
       reject(
         new Error(
           `failed to call webhook: Post "${target.displayUrl}": ${e.code === 'ECONNREFUSED' ? `dial tcp ${target.host}:${target.port}: connect: connection refused` : e.message}`,
         ),
-      ),
-    );
+      );
+    });
     req.end(body);
   });
 }

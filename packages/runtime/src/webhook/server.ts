@@ -6,6 +6,14 @@ import type { AdmissionHandler, AdmissionRequest } from './admission.ts';
 /** Largest AdmissionReview accepted (kube-apiserver's request limit is 3 MiB; objects fit in it). */
 export const MAX_REVIEW_BYTES = 7 * 1024 * 1024;
 
+/**
+ * How long the server keeps an idle client connection: longer than kube-apiserver's 90 s idle timeout,
+ * so the API server, not this server, closes it and never sends a review on a connection being closed.
+ * (controller-runtime's Go server has no idle limit; Node's default is 5 s, which made every burst of
+ * admission calls after a pause pay a TLS handshake per call — ADR 0015.)
+ */
+export const WEBHOOK_KEEP_ALIVE_MS = 120_000;
+
 /** Serving certificate and key, PEM. */
 export interface ServingCertificate {
   cert: string;
@@ -22,6 +30,7 @@ export class WebhookServer {
   private server: Server | undefined;
   private readonly log: Logger;
   private started = false;
+  private connections = 0;
   /** Requests answered, by path, for tests and metrics. */
   readonly served = new Map<string, number>();
 
@@ -37,6 +46,11 @@ export class WebhookServer {
   /** Paths that have a handler. */
   paths(): string[] {
     return [...this.handlers.keys()];
+  }
+
+  /** TLS connections accepted since the start (each one a handshake). */
+  get connectionCount(): number {
+    return this.connections;
   }
 
   /** Whether the server is listening. */
@@ -121,6 +135,8 @@ export class WebhookServer {
           });
       });
     });
+    this.server.keepAliveTimeout = WEBHOOK_KEEP_ALIVE_MS;
+    this.server.on('secureConnection', () => this.connections++);
     this.server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
