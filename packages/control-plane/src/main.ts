@@ -6,6 +6,8 @@ async function main(): Promise<void> {
   let values: { kubeconfig?: string; port?: string; 'data-dir'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
+      // `pnpm run control-plane -- --flag` passes the `--` on.
+      args: process.argv.slice(2).filter((a) => a !== '--'),
       options: {
         kubeconfig: { type: 'string' },
         port: { type: 'string' },
