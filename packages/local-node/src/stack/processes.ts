@@ -185,37 +185,45 @@ export async function startManagerProcess(
   return { program, webhookPort: Number(m[1]) };
 }
 
-/** Starts kruise-daemon for `node` on a CRI socket; resolves once it runs. */
-export async function startDaemonProcess(
+/** The signature both node programs start with: kubeconfig, node name, CRI endpoint, extra flags. */
+type NodeProgramStarter = (
   kubeconfig: string,
   node: string,
   runtimeEndpoint: string,
-  extraArgs: string[] = [],
-): Promise<Program> {
-  const program = startProgram('kruise-daemon', 'packages/daemon/src/main.ts', [
-    `--node-name=${node}`,
-    `--kubeconfig=${kubeconfig}`,
-    `--runtime-endpoint=${runtimeEndpoint}`,
-    '--addr=127.0.0.1:0',
-    ...extraArgs,
-  ]);
-  await program.waitFor(/kruise-daemon started/);
-  return program;
+  extraArgs?: string[],
+) => Promise<Program>;
+
+/** A starter for a node program (kruise-daemon or the local node) that resolves at its ready line. */
+function nodeProgram(
+  name: string,
+  entry: string,
+  ready: RegExp,
+  fixedArgs: string[] = [],
+): NodeProgramStarter {
+  return async (kubeconfig, node, runtimeEndpoint, extraArgs = []) => {
+    const program = startProgram(name, entry, [
+      `--node-name=${node}`,
+      `--kubeconfig=${kubeconfig}`,
+      `--runtime-endpoint=${runtimeEndpoint}`,
+      ...fixedArgs,
+      ...extraArgs,
+    ]);
+    await program.waitFor(ready);
+    return program;
+  };
 }
 
+/** Starts kruise-daemon for `node` on a CRI socket; resolves once it runs. */
+export const startDaemonProcess = nodeProgram(
+  'kruise-daemon',
+  'packages/daemon/src/main.ts',
+  /kruise-daemon started/,
+  ['--addr=127.0.0.1:0'],
+);
+
 /** Starts a local node (kubelet's part) for `node` on a CRI socket; resolves once its Node is Ready. */
-export async function startLocalNodeProcess(
-  kubeconfig: string,
-  node: string,
-  runtimeEndpoint: string,
-  extraArgs: string[] = [],
-): Promise<Program> {
-  const program = startProgram('local-node', 'packages/local-node/src/node/main.ts', [
-    `--node-name=${node}`,
-    `--kubeconfig=${kubeconfig}`,
-    `--runtime-endpoint=${runtimeEndpoint}`,
-    ...extraArgs,
-  ]);
-  await program.waitFor(/local node ready/);
-  return program;
-}
+export const startLocalNodeProcess = nodeProgram(
+  'local-node',
+  'packages/local-node/src/node/main.ts',
+  /local node ready/,
+);
