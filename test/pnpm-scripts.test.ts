@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ControlPlane } from '@kruise/control-plane';
+import { installKruiseApi, localManagerArgs } from '@kruise/local-node/stack/processes';
+import { KubeClient } from '@kruise/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,36 +21,68 @@ const groupAlive = (pgid: number) => {
   }
 };
 
+/**
+ * Runs `npx -y pnpm@10 run <script> -- <args>` as a terminal's foreground job (a process group of
+ * its own), and at `ready` presses Ctrl-C twice, 20 ms apart (SIGINT to every process of the group).
+ * Resolves with everything printed once the last process of the group has gone.
+ */
+async function ctrlCTwice(script: string, args: string[], ready: string): Promise<string> {
+  const child = spawn('npx', ['-y', 'pnpm@10', 'run', script, '--', ...args], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  // Every process of the group holds the output pipes: 'close' comes when the last one has gone.
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${script}: not ready in 60 s:\n${output}`)), 60_000);
+      const onData = (c: Buffer) => {
+        output += c;
+        if (output.includes(ready)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+    });
+    process.kill(-child.pid!, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 20));
+    if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGINT');
+    await closed;
+    expect(groupAlive(child.pid!), 'a process of the group is left').toBe(false);
+    return output;
+  } finally {
+    if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
+  }
+}
+
 describe('pnpm scripts of the long-running programs', () => {
-  it('end quietly on Ctrl-C (SIGINT to the whole process group)', async () => {
-    // A process group of its own, as a terminal's foreground job: Ctrl-C signals every process in it.
-    const child = spawn(
-      'npx',
-      ['-y', 'pnpm@10', 'run', 'control-plane', '--', '--kubeconfig', join(dir, 'kubeconfig')],
-      { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  // pnpm reports a script whose process was ended by a signal as "ELIFECYCLE  Command failed.":
+  // the program did not get to stop what it started.
+
+  it('the control plane stops by itself on Ctrl-C pressed twice, even right at its ready line', async () => {
+    const output = await ctrlCTwice(
+      'control-plane',
+      ['--kubeconfig', join(dir, 'control-plane.kubeconfig')],
+      'control plane ready',
     );
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    // Every process of the group holds the output pipes: 'close' comes when the last one has gone.
-    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    expect(output).not.toContain('ELIFECYCLE');
+  }, 90_000);
+
+  it('kruise-manager shuts down by itself on Ctrl-C pressed twice', async () => {
+    const cp = await ControlPlane.start();
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${output}`)), 60_000);
-        child.stdout.on('data', () => {
-          if (output.includes('control plane ready')) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-      });
-      process.kill(-child.pid!, 'SIGINT');
-      await closed;
-      // pnpm reports a script whose shell was ended by the signal as "ELIFECYCLE  Command failed."
+      const kubeconfig = join(dir, 'manager.kubeconfig');
+      writeFileSync(kubeconfig, cp.kubeconfig());
+      await installKruiseApi(KubeClient.fromString(cp.kubeconfig()));
+      const output = await ctrlCTwice('manager', localManagerArgs(kubeconfig), 'kruise-manager started');
+      expect(output).toContain('"msg":"shutting down"');
       expect(output).not.toContain('ELIFECYCLE');
-      expect(groupAlive(child.pid!)).toBe(false);
     } finally {
-      if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
+      await cp.stop();
     }
   }, 90_000);
 });

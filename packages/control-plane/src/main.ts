@@ -34,18 +34,21 @@ async function main(): Promise<void> {
     console.error(`error: --port must be a port number, got "${values.port}"`);
     process.exit(2);
   }
-  const cp = await ControlPlane.start({ port, dataDir: values['data-dir'] });
-  cp.writeKubeconfig(values.kubeconfig);
-  console.log(`control plane ready at ${cp.url} (kubeconfig ${values.kubeconfig})`);
+  // Installed before the start and kept: a second signal (Ctrl-C reaches the whole process group,
+  // and pnpm forwards its own) must not end the process by default while it stops.
+  let cp: ControlPlane | undefined;
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await cp.stop();
+    await cp?.stop();
     process.exit(0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  cp = await ControlPlane.start({ port, dataDir: values['data-dir'] });
+  cp.writeKubeconfig(values.kubeconfig);
+  console.log(`control plane ready at ${cp.url} (kubeconfig ${values.kubeconfig})`);
 }
 
 await main();

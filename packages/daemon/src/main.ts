@@ -1,3 +1,4 @@
+import { shutdownOnSignals } from '@kruise/runtime/cli/shutdown';
 import { KubeClient } from '@kruise/runtime/kube/client';
 import { createLogger } from '@kruise/runtime/log/logger';
 import { CommanderError } from 'commander';
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
   }
   const log = createLogger({ name: 'kruise-daemon' }).child({ node: options.nodeName });
   const client = KubeClient.load(options.kubeconfig);
-  let app: Awaited<ReturnType<typeof startDaemon>>;
+  let app: Awaited<ReturnType<typeof startDaemon>> | undefined;
+  shutdownOnSignals(() => app?.stop(), log);
   try {
     app = await startDaemon(client, options, log);
   } catch (err) {
@@ -28,15 +30,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   log.info({ port: app.port }, 'kruise-daemon started');
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    void app.stop().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 await main();

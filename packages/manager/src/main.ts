@@ -1,4 +1,4 @@
-import { createLogger, KubeClient } from '@kruise/runtime';
+import { createLogger, KubeClient, shutdownOnSignals } from '@kruise/runtime';
 import { CommanderError } from 'commander';
 import { startManager } from './app.ts';
 import { parseOptions } from './options.ts';
@@ -19,9 +19,10 @@ async function main(): Promise<void> {
   }
   const log = createLogger({ name: 'kruise-manager' });
   const client = KubeClient.load(options.kubeconfig);
-  const app = await startManager(client, options, log);
+  let app: Awaited<ReturnType<typeof startManager>> | undefined;
+  shutdownOnSignals(() => app?.manager.stop(), log);
+  app = await startManager(client, options, log);
   log.info({ webhookport: app.webhookPort, gates: options.featureGates.all() }, 'kruise-manager started');
-  app.manager.handleSignals();
 }
 
 await main();

@@ -1,5 +1,11 @@
 import { CriClient } from '@kruise/cri/client';
-import { createLogger, durationArgument, KubeClient, parseCommandLine } from '@kruise/runtime';
+import {
+  createLogger,
+  durationArgument,
+  KubeClient,
+  parseCommandLine,
+  shutdownOnSignals,
+} from '@kruise/runtime';
 import { Command, CommanderError } from 'commander';
 import { LocalNode } from './local-node.ts';
 
@@ -56,19 +62,18 @@ async function main(): Promise<void> {
     backoffMaxMs: o.maxRestartBackoff,
     logger: log,
   });
+  let started = false;
+  shutdownOnSignals(async () => {
+    if (started) await node.stop();
+    cri.close();
+  }, log);
   try {
     await node.start();
+    started = true;
   } catch (err) {
     process.stderr.write(`local node could not start: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  const stop = () =>
-    void node.stop().then(() => {
-      cri.close();
-      process.exit(0);
-    });
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }
 
 await main();

@@ -160,6 +160,22 @@ export async function pointWebhookService(client: KubeClient, port: number): Pro
   }
 }
 
+/**
+ * kruise-manager's flags for one machine: every server on 127.0.0.1 with a free port, no leader
+ * election, deploy/'s feature gates.
+ */
+export function localManagerArgs(kubeconfig: string): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    '--metrics-addr=127.0.0.1:0',
+    '--health-probe-addr=127.0.0.1:0',
+    '--webhook-host=127.0.0.1',
+    '--webhook-port=0',
+    '--enable-leader-election=false',
+    `--feature-gates=${DEPLOY_FEATURE_GATES}`,
+  ];
+}
+
 /** Starts kruise-manager with its webhooks on a free loopback port; resolves once they serve. */
 export async function startManagerProcess(
   kubeconfig: string,
@@ -169,16 +185,7 @@ export async function startManagerProcess(
   const program = startProgram(
     'kruise-manager',
     'packages/manager/src/main.ts',
-    [
-      `--kubeconfig=${kubeconfig}`,
-      '--metrics-addr=127.0.0.1:0',
-      '--health-probe-addr=127.0.0.1:0',
-      '--webhook-host=127.0.0.1',
-      '--webhook-port=0',
-      '--enable-leader-election=false',
-      `--feature-gates=${DEPLOY_FEATURE_GATES}`,
-      ...extraArgs,
-    ],
+    [...localManagerArgs(kubeconfig), ...extraArgs],
     env,
   );
   const m = await program.waitFor(/"webhookport":(\d+)/);

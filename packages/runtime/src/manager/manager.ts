@@ -173,14 +173,4 @@ export class Manager {
     await Promise.race([work, timeout]);
     clearTimeout(timer);
   }
-
-  /** Stops on SIGTERM or SIGINT and exits with code 0. */
-  handleSignals(): void {
-    const onSignal = (signal: string) => {
-      this.log.info({ signal }, 'shutting down');
-      void this.stop().then(() => process.exit(0));
-    };
-    process.once('SIGTERM', () => onSignal('SIGTERM'));
-    process.once('SIGINT', () => onSignal('SIGINT'));
-  }
 }
