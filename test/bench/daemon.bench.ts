@@ -12,6 +12,7 @@ import { ImagePuller } from '../../packages/daemon/src/imagepuller/puller.ts';
 import { CriImageService } from '../../packages/daemon/src/runtime/cri-image-service.ts';
 import { freePort } from '../support/free-port.ts';
 import { eventually } from '../support/poll.ts';
+import { buildPackage } from './build.ts';
 import { fmt, median } from './stats.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -185,9 +186,7 @@ export async function benchDaemon(): Promise<void> {
     );
 
     // RSS of the built daemon with 50 tags in its NodeImage and 100 pods bound to the node.
-    const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    for (const pkg of ['api', 'runtime', 'daemon'])
-      execFileSync(process.execPath, [tsc, '-p', join(root, `packages/${pkg}/tsconfig.build.json`)]);
+    buildPackage('daemon');
     writeFileSync(join(dir, 'kubeconfig'), cp.kubeconfig());
     /** Starts the built daemon for `node` with `flags`, lets it pull 50 tags; RSS and CPU it used. */
     const measure = async (node: string, flags: string[]) => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { KubeClient, type KubeObject, Resources, retryOnConflict, silentLogger }
 import { parse } from 'yaml';
 import { type ManagerApp, parseOptions, startManager } from '../../packages/manager/src/index.ts';
 import { eventually } from '../support/poll.ts';
+import { buildPackage } from './build.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
 import { fmt } from './stats.ts';
 
@@ -174,9 +175,7 @@ async function managerRss(kubeconfigPath: string, client: KubeClient): Promise<v
     }),
   );
   // Measured as shipped: compiled JavaScript (the Dockerfile's form), not the TypeScript sources.
-  const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  for (const pkg of ['api', 'runtime', 'manager'])
-    execFileSync(process.execPath, [tsc, '-p', join(root, `packages/${pkg}/tsconfig.build.json`)]);
+  buildPackage('manager');
   const child = spawn(
     process.execPath,
     [
