@@ -6,7 +6,7 @@ import { KubeClient, Resources } from '@kruise/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 
-/** `pnpm start`'s program, as a user runs it (a process of its own, stopped with SIGTERM as Ctrl-C would). */
+/** `pnpm start`'s program, as a user runs it: a terminal's job, stopped with Ctrl-C (SIGINT to its process group). */
 const running: Program[] = [];
 const dirs: string[] = [];
 afterAll(async () => {
@@ -15,7 +15,16 @@ afterAll(async () => {
 });
 
 function startStack(args: string[], user: { uid?: number; gid?: number } = {}): Program {
-  const stack = startProgram('pnpm start', 'packages/local-node/src/stack/main.ts', args, {}, user);
+  const stack = startProgram(
+    'pnpm start',
+    'packages/local-node/src/stack/main.ts',
+    args,
+    {},
+    {
+      ...user,
+      detached: true,
+    },
+  );
   running.push(stack);
   return stack;
 }
@@ -58,7 +67,13 @@ describe('pnpm start (the local stack)', () => {
     const client = KubeClient.fromString(readFileSync(join(stateDir, 'kubeconfig'), 'utf8'));
     const pod = await client.get(Resources.Pod, 'default', 'demo');
     expect(pod.status.containerStatuses.map((c: any) => c.restartCount)).toEqual([1, 1]);
-    expect(await stack.stop(60_000)).toBe(0);
+    // Ctrl-C, and again while it stops: every program of the job gets both, and nothing may die halfway.
+    const exited = new Promise<number | null>((r) => stack.child.once('exit', (code) => r(code)));
+    process.kill(-stack.child.pid!, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    if (stack.child.exitCode === null) process.kill(-stack.child.pid!, 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(stack.output()).toContain('[kruise] stopped');
     for (const pid of [pids[1], pids[2], pids[3], containerdPid])
       expect(alive(Number(pid)), `pid ${pid}`).toBe(false);
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(runtimeDir);

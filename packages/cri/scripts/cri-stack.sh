@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The real container runtime the daemon tests, benchmarks and the local stack use, on Debian 12 as root
 # (no internet, no systemd): a local registry with hand-built busybox OCI images, and containerd 1.6
-# with CRI on a private socket. Started processes are recorded by PID and stopped by PID.
+# with CRI on a private socket. Started processes are recorded by PID and stopped by PID; each runs in
+# a session of its own (setsid), so a Ctrl-C meant for the program that started the stack never reaches
+# them — only `down` stops them, in order.
 # usage: cri-stack.sh install | install-docker | up | down | env | docker-up | docker-down
 #   env: CRI_STACK_DIR (default /tmp/cri-stack)  REG_PORT (5000)  BIG_MB (80)  CRI_STACK_CNI (0|1)  SNAPSHOTTER (overlayfs|native)
 set -euo pipefail
@@ -49,7 +51,7 @@ storage:
   delete: { enabled: true }
 http: { addr: $REG }
 EOC
-  nohup docker-registry serve "$BASE/registry/config.yml" >"$BASE/registry/registry.log" 2>&1 &
+  setsid nohup docker-registry serve "$BASE/registry/config.yml" >"$BASE/registry/registry.log" 2>&1 &
   echo $! >"$BASE/registry/pid"
   for _ in $(seq 1 100); do curl -sf "http://$REG/v2/" >/dev/null && { log "registry up on $REG (pid $(cat "$BASE/registry/pid"))"; return; }; sleep 0.1; done
   log "registry failed to start"; cat "$BASE/registry/registry.log"; return 1
@@ -150,7 +152,7 @@ state = "$C/state"
   [plugins."io.containerd.grpc.v1.cri".registry]
     config_path = "$C/certs.d"
 EOC
-  nohup containerd --config "$C/config.toml" >"$C/containerd.log" 2>&1 &
+  setsid nohup containerd --config "$C/config.toml" >"$C/containerd.log" 2>&1 &
   echo $! >"$C/pid"
   for _ in $(seq 1 300); do
     if ctr -a "$SOCK" plugins ls 2>/dev/null | grep -qE 'io\.containerd\.grpc\.v1 +cri .* ok'; then
@@ -167,7 +169,7 @@ docker_up() {  # optional Docker Engine (apt-get install docker.io) on a private
   "hosts": ["unix://$D/docker.sock"], "iptables": false, "ip-masq": false, "bridge": "none",
   "insecure-registries": ["$REG"], "oom-score-adjust": 0, "storage-driver": "overlay2" }
 EOC
-  nohup dockerd --config-file "$D/daemon.json" >"$D/dockerd.log" 2>&1 &
+  setsid nohup dockerd --config-file "$D/daemon.json" >"$D/dockerd.log" 2>&1 &
   echo $! >"$D/pid"
   for _ in $(seq 1 300); do
     curl -sf --unix-socket "$D/docker.sock" http://d/_ping >/dev/null 2>&1 && { log "dockerd up (pid $(cat "$D/pid")), DOCKER_HOST=unix://$D/docker.sock"; return; }

@@ -62,7 +62,12 @@ const stop = async (code = 0) => {
   abort.abort();
   say('stopping');
   for (const p of [...programs].reverse()) await p.stop();
-  runtime?.down();
+  try {
+    runtime?.down();
+  } catch (err) {
+    say(`could not stop containerd and the registry: ${(err as Error).message}`);
+    code ||= 1;
+  }
   await cp?.stop();
   say('stopped');
   process.exit(code);

@@ -33,19 +33,20 @@ export function writeProgramLogsTo(dir: string): void {
 /**
  * Starts one of our TypeScript entry points on this Node (`process.execPath`, which forwards
  * signals, unlike `node_modules/.bin/node`), with sources resolved through the `source` condition,
- * optionally as another user.
+ * optionally as another user, or as a process group of its own (`detached`: a terminal's job, which
+ * Ctrl-C signals as a whole).
  */
 export function startProgram(
   name: string,
   entry: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  user: { uid?: number; gid?: number } = {},
+  options: { uid?: number; gid?: number; detached?: boolean } = {},
 ): Program {
   const child = spawn(process.execPath, ['--conditions=source', join(repoRoot, entry), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
-    ...user,
+    ...options,
   });
   let out = '';
   const waiters: (() => void)[] = [];

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './processes.ts';
 
@@ -65,7 +65,12 @@ export function startRuntimeStack(
     socket: join(dir, 'containerd/containerd.sock'),
     registry: `127.0.0.1:${registryPort}`,
     down: () => {
-      execFileSync('bash', [CRI_STACK_SCRIPT, 'down'], { env, stdio: 'ignore' });
+      // In a session of its own: a second Ctrl-C while it runs must not kill it halfway.
+      const r = spawnSync('setsid', ['bash', CRI_STACK_SCRIPT, 'down'], { env, encoding: 'utf8' });
+      if (r.status !== 0)
+        throw new Error(
+          `cri-stack.sh down failed:\n${`${r.stderr ?? ''}`.trim().split('\n').slice(-8).join('\n')}`,
+        );
     },
   };
 }
