@@ -1,8 +1,12 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ControlPlane } from '@kruise/control-plane';
 import { CriClient } from '@kruise/cri/client';
 import { LocalNode } from '@kruise/local-node';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { podLog } from '../support/pod-log.ts';
 import { eventually } from '../support/poll.ts';
 
 const registry = inject('registry');
@@ -13,11 +17,13 @@ let client: KubeClient;
 let cri: CriClient;
 let node: LocalNode;
 
+const podLogsDir = mkdtempSync(join(tmpdir(), 'kruise-pod-logs-'));
+
 beforeAll(async () => {
   cp = await ControlPlane.start();
   client = KubeClient.fromString(cp.kubeconfig());
   cri = new CriClient(inject('criSocket'));
-  node = new LocalNode({ client, cri, nodeName: 'ln-1', backoffInitialMs: 1000 });
+  node = new LocalNode({ client, cri, nodeName: 'ln-1', backoffInitialMs: 1000, podLogsDir });
   await node.start();
 });
 afterAll(async () => {
@@ -27,6 +33,7 @@ afterAll(async () => {
   await node.stop();
   cri.close();
   await cp.stop();
+  rmSync(podLogsDir, { recursive: true, force: true });
 });
 
 /** A shell loop that exits at once on SIGTERM (busybox sh as PID 1 ignores it otherwise). */
@@ -98,6 +105,62 @@ describe('local node', () => {
       /not found/i,
     );
   });
+
+  it('serves kubectl logs through the API server: current, previous, tail, timestamps, follow; errors as kube-apiserver', async () => {
+    const talk = pod('talk');
+    talk.spec.containers[0]!.command = [
+      'sh',
+      '-c',
+      "echo one; echo two; sleep 3; echo three; trap 'echo bye; exit 0' TERM; while true; do sleep 0.2; done",
+    ];
+    const created = await client.create(Resources.Pod, talk);
+    await until(async () =>
+      (await podLog(client, 'talk', { container: 'app' })) === 'one\ntwo\n' ? true : undefined,
+    );
+    // Follow from before "three" is written: the stream delivers it, then ends once the container is replaced.
+    const controller = new AbortController();
+    const stream = await client.open('GET', '/api/v1/namespaces/default/pods/talk/log', {
+      query: { container: 'app', follow: true },
+      signal: controller.signal,
+    });
+    let followed = '';
+    const ended = (async () => {
+      for await (const chunk of stream) followed += chunk;
+    })().catch(() => undefined);
+    await until(() => (followed.includes('three') ? true : undefined), 10_000);
+    expect(followed).toBe('one\ntwo\nthree\n');
+    const first = statusOf(await getPod('talk'), 'app');
+    await cri.stopContainer(first.containerID.replace('containerd://', ''), 2);
+    await until(async () => (statusOf(await getPod('talk'), 'app')?.restartCount === 1 ? true : undefined));
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 5000))]);
+    controller.abort();
+    expect(followed).toBe('one\ntwo\nthree\nbye\n');
+
+    const previous = await podLog(client, 'talk', { container: 'app', previous: true, timestamps: true });
+    expect(previous).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z one\n\S+ two\n\S+ three\n\S+ bye\n$/);
+    expect(await podLog(client, 'talk', { container: 'app', previous: true, tailLines: 1 })).toBe('bye\n');
+    expect(await podLog(client, 'talk', { container: 'app', previous: true, limitBytes: 6 })).toBe('one\ntw');
+    await until(async () =>
+      (await podLog(client, 'talk', { container: 'app' })).startsWith('one\ntwo\n') ? true : undefined,
+    );
+    await expect(podLog(client, 'talk', {})).rejects.toThrow(
+      '400 a container name must be specified for pod talk, choose one of: [app sidecar]',
+    );
+    await expect(podLog(client, 'talk', { container: 'nope' })).rejects.toThrow(
+      '400 container nope is not valid for pod talk',
+    );
+    await expect(podLog(client, 'talk', { container: 'sidecar', previous: true })).rejects.toThrow(
+      '400 previous terminated container "sidecar" in pod "talk" not found',
+    );
+    await expect(podLog(client, 'talk', { container: 'app', tailLines: -1 })).rejects.toThrow(
+      '422 PodLogOptions "talk" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0',
+    );
+    // The pod's logs go with it.
+    await client.delete(Resources.Pod, 'default', 'talk', { gracePeriodSeconds: 1 });
+    await until(() =>
+      readdirSync(podLogsDir).some((d) => d.endsWith(created.metadata!.uid!)) ? undefined : true,
+    );
+  }, 60_000);
 
   it('keeps a pod with the KruisePodReady gate unready until the condition is True', async () => {
     await client.create(

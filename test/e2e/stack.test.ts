@@ -5,6 +5,7 @@ import { type Program, startProgram } from '@kruise/local-node/stack/processes';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
+import { podLog } from '../support/pod-log.ts';
 
 /** `pnpm start`'s program, as a user runs it: a terminal's job, stopped with Ctrl-C (SIGINT to its process group). */
 const running: Program[] = [];
@@ -67,6 +68,11 @@ describe('pnpm start (the local stack)', () => {
     const client = KubeClient.fromString(readFileSync(join(stateDir, 'kubeconfig'), 'utf8'));
     const pod = await client.get(Resources.Pod, 'default', 'demo');
     expect(pod.status.containerStatuses.map((c: any) => c.restartCount)).toEqual([1, 1]);
+    // kubectl logs demo -c app [--previous]: the run before the CRR's restart, and the current one.
+    expect(await podLog(client, 'demo', { container: 'app', previous: true })).toMatch(
+      /^app: started \d\d:\d\d:\d\d\napp: stopping\n$/,
+    );
+    expect(await podLog(client, 'demo', { container: 'app' })).toMatch(/^app: started \d\d:\d\d:\d\d\n$/);
     // Ctrl-C, and again while it stops: every program of the job gets both, and nothing may die halfway.
     const exited = new Promise<number | null>((r) => stack.child.once('exit', (code) => r(code)));
     process.kill(-stack.child.pid!, 'SIGINT');

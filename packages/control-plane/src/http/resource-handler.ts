@@ -20,6 +20,7 @@ import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.t
 import { parseJson, readBody, readRawBody } from './body.ts';
 import type { HandlerDeps } from './handler.ts';
 import { sendJson } from './handler.ts';
+import { streamPodLog } from './pod-log.ts';
 import { decodeBuiltinObject, decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { RequestInfo } from './request-info.ts';
 import { applyScale, toScale } from './scale.ts';
@@ -87,6 +88,7 @@ export class ResourceHandler {
     if (info.subresource && info.subresource !== 'status' && !type.subresources.includes(info.subresource))
       throw pathNotFound();
     if (info.subresource === 'status' && !type.statusSubresource) throw pathNotFound();
+    if (info.subresource === 'log' && info.verb !== 'get') throw methodNotAllowed(req.method ?? '');
     const warnings: string[] = [];
     const options = {
       user,
@@ -131,6 +133,11 @@ export class ResourceHandler {
         if (info.subresource === 'token') throw methodNotAllowed('GET');
         const e = this.deps.objects.getEntry(type, info.namespace, info.name);
         if (info.subresource === 'scale') return send(200, toScale(type, e.obj));
+        if (info.subresource === 'log')
+          return streamPodLog(res, e.obj, query, (name) => {
+            const nodes = this.deps.registry.lookup('', 'v1', 'nodes')!;
+            return this.deps.objects.getEntry(nodes, '', name).obj;
+          });
         if (wantsTable(req.headers.accept))
           return send(
             200,

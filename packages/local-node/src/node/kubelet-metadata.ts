@@ -33,11 +33,12 @@ export const KubeletKeys = {
 /** The host-network namespaces every local-node pod uses (there is no CNI on the local node). */
 const HOST_NETWORK = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } as const;
 
-/** The CRI sandbox config of a pod, labelled as kubelet labels it. */
-export function sandboxConfig(pod: any, node: string, attempt = 0): PodSandboxConfig {
+/** The CRI sandbox config of a pod, labelled as kubelet labels it, its logs under `logDirectory`. */
+export function sandboxConfig(pod: any, node: string, logDirectory = '', attempt = 0): PodSandboxConfig {
   const m = pod.metadata;
   return {
     metadata: { name: m.name, uid: m.uid, namespace: m.namespace, attempt },
+    logDirectory,
     labels: {
       [KubeletKeys.podUid]: m.uid,
       [KubeletKeys.podName]: m.name,
@@ -72,8 +73,11 @@ function envOf(pod: any, container: any): { key: string; value: string }[] {
   return out;
 }
 
-/** The CRI container config of one of a pod's containers at restart `attempt`, labelled as kubelet labels it. */
-export function containerConfig(pod: any, container: any, attempt: number): ContainerConfig {
+/**
+ * The CRI container config of one of a pod's containers at restart `attempt`, labelled as kubelet
+ * labels it, its log at `logPath` (relative to the sandbox's log directory).
+ */
+export function containerConfig(pod: any, container: any, attempt: number, logPath = ''): ContainerConfig {
   const m = pod.metadata;
   const annotations: Record<string, string> = {
     [KubeletKeys.hash]: containerHash(container),
@@ -99,6 +103,7 @@ export function containerConfig(pod: any, container: any, attempt: number): Cont
       [KubeletKeys.containerName]: container.name,
     },
     annotations,
+    logPath,
     linux: { securityContext: { namespaceOptions: HOST_NETWORK } },
   } as ContainerConfig;
 }

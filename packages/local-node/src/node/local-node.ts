@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CriClient } from '@kruise/cri/client';
 import {
   Controller,
@@ -10,7 +12,9 @@ import {
   silentLogger,
 } from '@kruise/runtime';
 import { KubeletKeys } from './kubelet-metadata.ts';
+import { KubeletServer } from './kubelet-server.ts';
 import { heartbeat, type NodeFacts, registerNode } from './node-registration.ts';
+import { PodLogs } from './pod-logs.ts';
 import { PodRunner } from './pod-runner.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 
@@ -31,6 +35,10 @@ export interface LocalNodeOptions {
   backoffInitialMs?: number;
   backoffMaxMs?: number;
   workers?: number;
+  /** Where the runtime writes container logs (kubelet: /var/log/pods). */
+  podLogsDir?: string;
+  /** Port of the kubelet server that answers `kubectl logs` on hostIP (0: any free port). */
+  kubeletPort?: number;
   logger?: Logger;
 }
 
@@ -49,6 +57,8 @@ export class LocalNode {
   private readonly uidToKey = new Map<string, string>();
   private readonly signatures = new Map<string, string>();
   private timers: NodeJS.Timeout[] = [];
+  private kubelet: KubeletServer | undefined;
+  private logs: PodLogs | undefined;
   private relisting = false;
 
   constructor(options: LocalNodeOptions) {
@@ -93,7 +103,12 @@ export class LocalNode {
   async start(): Promise<void> {
     const version = await this.o.cri.version();
     const hostIP = this.o.hostIP ?? '127.0.0.1';
+    const logs = new PodLogs(this.o.podLogsDir ?? join(tmpdir(), `kruise-pod-logs-${this.o.nodeName}`));
+    this.logs = logs;
+    this.kubelet = new KubeletServer(logs, this.log);
+    const kubeletPort = await this.kubelet.listen(hostIP, this.o.kubeletPort ?? 0);
     this.facts = {
+      kubeletPort,
       name: this.o.nodeName,
       hostIP,
       runtimeName: version.runtimeName,
@@ -107,6 +122,7 @@ export class LocalNode {
       hostIP,
       runtimeName: version.runtimeName,
       backoff: new RestartBackoff(this.o.backoffInitialMs, this.o.backoffMaxMs),
+      logs,
       log: this.log,
     });
     await registerNode(this.o.client, this.facts);
@@ -172,5 +188,7 @@ export class LocalNode {
     this.timers = [];
     await this.controller.stop(5000);
     await this.pods.stop();
+    await this.kubelet?.close();
+    this.logs?.removeRootIfEmpty();
   }
 }

@@ -6,7 +6,7 @@ import {
   parseCommandLine,
   shutdownOnSignals,
 } from '@kruise/runtime';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { LocalNode } from './local-node.ts';
 
 /**
@@ -32,6 +32,21 @@ async function main(): Promise<void> {
       10_000,
     )
     .option('--max-restart-backoff <duration>', 'longest crash-loop back-off', durationArgument, 300_000)
+    .option(
+      '--pod-logs-dir <dir>',
+      "where the runtime writes container logs, in kubelet's /var/log/pods layout (default: under the temp dir)",
+    )
+    .option(
+      '--kubelet-port <port>',
+      'port of the server that answers kubectl logs on --host-ip (0: any free port)',
+      (v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0 || n > 65535)
+          throw new InvalidArgumentError(`must be a port number, got "${v}"`);
+        return n;
+      },
+      0,
+    )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
@@ -58,6 +73,8 @@ async function main(): Promise<void> {
     nodeName: o.nodeName,
     hostIP: o.hostIp,
     labels,
+    podLogsDir: o.podLogsDir,
+    kubeletPort: o.kubeletPort,
     backoffInitialMs: o.restartBackoff,
     backoffMaxMs: o.maxRestartBackoff,
     logger: log,

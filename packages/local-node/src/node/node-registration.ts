@@ -9,6 +9,8 @@ export interface NodeFacts {
   runtimeName: string;
   runtimeVersion: string;
   labels?: Record<string, string>;
+  /** The port of the node's kubelet server (logs), on hostIP. */
+  kubeletPort?: number;
 }
 
 /** The Node's status as kubelet reports it: Ready, addresses, capacity and node info. */
@@ -32,6 +34,7 @@ export function nodeStatus(facts: NodeFacts, readySince?: string): any {
     ],
     capacity,
     allocatable: capacity,
+    daemonEndpoints: { kubeletEndpoint: { Port: facts.kubeletPort ?? 0 } },
     nodeInfo: {
       kubeletVersion: 'v1.30.0-kruise-local-node',
       containerRuntimeVersion: `${facts.runtimeName}://${facts.runtimeVersion}`,

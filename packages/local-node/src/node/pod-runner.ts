@@ -8,6 +8,7 @@ import {
 } from '@kruise/cri/lifecycle-handler';
 import { isNotFound, type KubeClient, type Logger, Resources } from '@kruise/runtime';
 import { containerConfig, KubeletKeys, sandboxConfig } from './kubelet-metadata.ts';
+import type { PodLogs } from './pod-logs.ts';
 import {
   computePodStatus,
   nanosToRFC3339,
@@ -27,6 +28,8 @@ export interface PodRunnerDeps {
   hostIP: string;
   runtimeName: string;
   backoff: RestartBackoff;
+  /** Where the runtime writes container logs (kubelet's /var/log/pods layout). */
+  logs: PodLogs;
   log: Logger;
 }
 
@@ -103,6 +106,10 @@ export class PodRunner {
     return byName;
   }
 
+  private sandboxConfig(pod: any) {
+    return sandboxConfig(pod, this.d.node, this.d.logs.podDirectory(pod));
+  }
+
   /** The ready sandbox of a pod, started when missing. */
   private async sandbox(pod: any): Promise<string> {
     const { items } = await this.d.cri.listPodSandbox({
@@ -110,7 +117,7 @@ export class PodRunner {
       state: { state: 'SANDBOX_READY' },
     } as any);
     if (items[0]) return items[0].id;
-    return this.d.cri.runPodSandbox(sandboxConfig(pod, this.d.node));
+    return this.d.cri.runPodSandbox(this.sandboxConfig(pod));
   }
 
   private async ensureImage(container: any): Promise<void> {
@@ -136,8 +143,13 @@ export class PodRunner {
     await this.ensureImage(container);
     const id = await this.d.cri.createContainer(
       sandboxId,
-      containerConfig(pod, container, attempt),
-      sandboxConfig(pod, this.d.node),
+      containerConfig(
+        pod,
+        container,
+        attempt,
+        this.d.logs.containerLogPath(this.d.logs.podDirectory(pod), container.name, attempt),
+      ),
+      this.sandboxConfig(pod),
     );
     await this.d.cri.startContainer(id);
     m.started.delete(container.name);
@@ -207,6 +219,7 @@ export class PodRunner {
       await this.start(pod, container, latest.attempt + 1, sandboxId);
       m.waiting.delete(container.name);
       for (const old of history!) await this.d.cri.removeContainer(old.id).catch(() => undefined);
+      this.d.logs.prune(this.d.logs.podDirectory(pod), container.name, latest.attempt);
       return done;
     } catch (err) {
       const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
@@ -334,6 +347,7 @@ export class PodRunner {
     }
     this.memory.delete(uid);
     this.d.backoff.forgetPod(uid);
+    this.d.logs.removePod(uid);
   }
 }
 

@@ -104,7 +104,9 @@ try {
   );
   if (runtime) {
     const endpoint = `unix://${runtime.socket}`;
-    const localNode = await startLocalNodeProcess(kubeconfig, node, endpoint);
+    const localNode = await startLocalNodeProcess(kubeconfig, node, endpoint, [
+      `--pod-logs-dir=${join(flags['runtime-dir'], 'pod-logs')}`,
+    ]);
     programs.push(localNode);
     const daemon = await startDaemonProcess(kubeconfig, node, endpoint);
     programs.push(daemon);
@@ -117,6 +119,7 @@ try {
   kubectl get nodes,pods -o wide
   kubectl get nodeimages,imagepulljobs,imagelistpulljobs,crr -A
   kubectl get nodeimage ${node} -o yaml
+  kubectl logs demo -c app
   kubectl apply -f examples/
   logs: ${join(stateDir, 'logs')}/{kruise-manager,kruise-daemon,local-node}.log   (Ctrl-C stops everything)`);
   if (runtime && !flags['no-examples']) {

@@ -134,7 +134,7 @@ export const CORE_RESOURCES: ResourceType[] = [
     shortNames: ['po'],
     categories: ['all'],
     statusSubresource: true,
-    subresources: ['eviction', 'binding'],
+    subresources: ['eviction', 'binding', 'log'],
     columns: [
       column('Ready', podReady),
       column('Status', podStatus),
