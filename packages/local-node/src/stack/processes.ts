@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEPLOY_FEATURE_GATES } from '@kruise/deploy';
@@ -229,9 +230,28 @@ export const startDaemonProcess = nodeProgram(
   ['--addr=127.0.0.1:0'],
 );
 
-/** Starts a local node (kubelet's part) for `node` on a CRI socket; resolves once its Node is Ready. */
-export const startLocalNodeProcess = nodeProgram(
-  'local-node',
-  'packages/local-node/src/node/main.ts',
-  /local node ready/,
-);
+const startLocalNode = nodeProgram('local-node', 'packages/local-node/src/node/main.ts', /local node ready/);
+
+/**
+ * Starts a local node (kubelet's part) for `node` on a CRI socket; resolves once its Node is Ready.
+ * Without `--pod-logs-dir` its container logs go to a temporary directory removed when it stops
+ * (pods still running then would otherwise leave their logs behind).
+ */
+export const startLocalNodeProcess: NodeProgramStarter = async (
+  kubeconfig,
+  node,
+  endpoint,
+  extraArgs = [],
+) => {
+  if (extraArgs.some((a) => a.startsWith('--pod-logs-dir')))
+    return startLocalNode(kubeconfig, node, endpoint, extraArgs);
+  const logs = mkdtempSync(join(tmpdir(), 'kruise-pod-logs-'));
+  const program = await startLocalNode(kubeconfig, node, endpoint, [`--pod-logs-dir=${logs}`, ...extraArgs]);
+  const stop = program.stop.bind(program);
+  program.stop = async (graceMs) => {
+    const result = await stop(graceMs);
+    rmSync(logs, { recursive: true, force: true });
+    return result;
+  };
+  return program;
+};
