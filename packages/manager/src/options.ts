@@ -1,4 +1,4 @@
-import { durationArgument, parseCommandLine } from '@kruise/runtime';
+import { durationArgument, parseCommandLine, portArgument } from '@kruise/runtime';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type FeatureGates, parseFeatureGates } from './features.ts';
 
@@ -46,11 +46,7 @@ export function buildCommand(): Command {
     .option(
       '--webhook-port <port>',
       'port the webhook server listens on (0 picks a free one)',
-      (v: string) => {
-        if (!/^\d+$/.test(v) || Number(v) > 65535)
-          throw new InvalidArgumentError('--webhook-port must be a port number');
-        return Number(v);
-      },
+      portArgument('--webhook-port'),
       Number(process.env.WEBHOOK_PORT ?? 9876),
     )
     .option('--webhook-host <host>', 'address the webhook server binds to (all interfaces when empty)', '')

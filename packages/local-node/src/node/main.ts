@@ -4,9 +4,10 @@ import {
   durationArgument,
   KubeClient,
   parseCommandLine,
+  portArgument,
   shutdownOnSignals,
 } from '@kruise/runtime';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { LocalNode } from './local-node.ts';
 
 /**
@@ -39,12 +40,7 @@ async function main(): Promise<void> {
     .option(
       '--kubelet-port <port>',
       'port of the server that answers kubectl logs on --host-ip (0: any free port)',
-      (v: string) => {
-        const n = Number(v);
-        if (!Number.isInteger(n) || n < 0 || n > 65535)
-          throw new InvalidArgumentError(`must be a port number, got "${v}"`);
-        return n;
-      },
+      portArgument('--kubelet-port'),
       0,
     )
     .exitOverride()

@@ -10,6 +10,15 @@ export function durationArgument(value: string): number {
   }
 }
 
+/** A commander argument parser for a port number (0 to 65535; 0 picks a free one), naming `flag` in its message. */
+export function portArgument(flag: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || Number(value) > 65535)
+      throw new InvalidArgumentError(`${flag} must be a port number`);
+    return Number(value);
+  };
+}
+
 /**
  * Parses argv (user arguments only) with `cmd`, which must use `exitOverride()`. Bad input
  * becomes a CommanderError with exit code 2, as our programs exit on usage errors; `--help`
