@@ -2,6 +2,15 @@ import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from 
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** What names a pod's log directory. */
+type PodIdentity = { metadata: { namespace: string; name: string; uid: string } };
+
+/** The restart count of a container log file name (`<restartCount>.log`), or undefined for other files. */
+function attemptOf(file: string): number | undefined {
+  const m = /^(\d+)\.log$/.exec(file);
+  return m ? Number(m[1]) : undefined;
+}
+
 /**
  * Container logs as kubelet lays them out: one directory per pod, `<namespace>_<name>_<uid>`, under
  * the node's pod-logs root (kubelet: /var/log/pods), and in it `<container>/<restartCount>.log`,
@@ -14,27 +23,33 @@ export class PodLogs {
     this.root = root;
   }
 
-  /** The pod's log directory (CRI `log_directory`), created when missing. */
-  podDirectory(pod: { metadata: { namespace: string; name: string; uid: string } }): string {
+  /** The pod's log directory (CRI `log_directory`). */
+  podDirectory(pod: PodIdentity): string {
     const m = pod.metadata;
-    const dir = join(this.root, `${m.namespace}_${m.name}_${m.uid}`);
-    mkdirSync(dir, { recursive: true });
-    return dir;
+    return join(this.root, `${m.namespace}_${m.name}_${m.uid}`);
   }
 
-  /** A container's log path relative to the pod directory (CRI `log_path`); its directory is created. */
-  containerLogPath(podDirectory: string, container: string, attempt: number): string {
-    mkdirSync(join(podDirectory, container), { recursive: true });
-    return join(container, `${attempt}.log`);
+  /**
+   * Where a container's log goes at restart `attempt`, its directory created: the pod's directory
+   * (CRI `log_directory`) and the path relative to it (CRI `log_path`).
+   */
+  prepareContainerLog(
+    pod: PodIdentity,
+    container: string,
+    attempt: number,
+  ): { directory: string; path: string } {
+    const directory = this.podDirectory(pod);
+    mkdirSync(join(directory, container), { recursive: true });
+    return { directory, path: join(container, `${attempt}.log`) };
   }
 
   /** Removes a container's log files older than restart `keepFrom` (kubelet keeps the last dead one). */
-  prune(podDirectory: string, container: string, keepFrom: number): void {
-    const dir = join(podDirectory, container);
+  prune(pod: PodIdentity, container: string, keepFrom: number): void {
+    const dir = join(this.podDirectory(pod), container);
     if (!existsSync(dir)) return;
     for (const f of readdirSync(dir)) {
-      const m = /^(\d+)\.log$/.exec(f);
-      if (m && Number(m[1]) < keepFrom) rmSync(join(dir, f), { force: true });
+      const attempt = attemptOf(f);
+      if (attempt !== undefined && attempt < keepFrom) rmSync(join(dir, f), { force: true });
     }
   }
 
@@ -63,15 +78,15 @@ export class PodLogs {
     const prefix = `${namespace}_${pod}_`;
     const dirs = readdirSync(this.root)
       .filter((d) => d.startsWith(prefix) && !d.slice(prefix.length).includes('_'))
-      .map((d) => join(this.root, d))
-      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-    const dir = dirs.map((d) => join(d, container)).find((d) => existsSync(d));
+      .map((d) => ({ path: join(this.root, d), mtimeMs: statSync(join(this.root, d)).mtimeMs }))
+      .sort((a, b) => b.mtimeMs - a.mtimeMs);
+    const dir = dirs.map((d) => join(d.path, container)).find((d) => existsSync(d));
     if (!dir) return [];
     return readdirSync(dir)
-      .map((f) => /^(\d+)\.log$/.exec(f))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .sort((a, b) => Number(b[1]) - Number(a[1]))
-      .map((m) => join(dir, m[0]));
+      .map((f) => ({ f, attempt: attemptOf(f) }))
+      .filter((x): x is { f: string; attempt: number } => x.attempt !== undefined)
+      .sort((a, b) => b.attempt - a.attempt)
+      .map((x) => join(dir, x.f));
   }
 }
 

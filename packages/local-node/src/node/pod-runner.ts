@@ -106,10 +106,6 @@ export class PodRunner {
     return byName;
   }
 
-  private sandboxConfig(pod: any) {
-    return sandboxConfig(pod, this.d.node, this.d.logs.podDirectory(pod));
-  }
-
   /** The ready sandbox of a pod, started when missing. */
   private async sandbox(pod: any): Promise<string> {
     const { items } = await this.d.cri.listPodSandbox({
@@ -117,7 +113,8 @@ export class PodRunner {
       state: { state: 'SANDBOX_READY' },
     } as any);
     if (items[0]) return items[0].id;
-    return this.d.cri.runPodSandbox(this.sandboxConfig(pod));
+    // The directory itself is made with the first container's log (the sandbox writes none).
+    return this.d.cri.runPodSandbox(sandboxConfig(pod, this.d.node, this.d.logs.podDirectory(pod)));
   }
 
   private async ensureImage(container: any): Promise<void> {
@@ -141,15 +138,11 @@ export class PodRunner {
   private async start(pod: any, container: any, attempt: number, sandboxId: string): Promise<string> {
     const m = this.mem(pod);
     await this.ensureImage(container);
+    const log = this.d.logs.prepareContainerLog(pod, container.name, attempt);
     const id = await this.d.cri.createContainer(
       sandboxId,
-      containerConfig(
-        pod,
-        container,
-        attempt,
-        this.d.logs.containerLogPath(this.d.logs.podDirectory(pod), container.name, attempt),
-      ),
-      this.sandboxConfig(pod),
+      containerConfig(pod, container, attempt, log.path),
+      sandboxConfig(pod, this.d.node, log.directory),
     );
     await this.d.cri.startContainer(id);
     m.started.delete(container.name);
@@ -219,7 +212,7 @@ export class PodRunner {
       await this.start(pod, container, latest.attempt + 1, sandboxId);
       m.waiting.delete(container.name);
       for (const old of history!) await this.d.cri.removeContainer(old.id).catch(() => undefined);
-      this.d.logs.prune(this.d.logs.podDirectory(pod), container.name, latest.attempt);
+      this.d.logs.prune(pod, container.name, latest.attempt);
       return done;
     } catch (err) {
       const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
