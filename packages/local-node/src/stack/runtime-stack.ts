@@ -50,13 +50,21 @@ export function startRuntimeStack(
   log: (line: string) => void,
 ): RuntimeStack {
   const env = { ...process.env, CRI_STACK_DIR: dir, REG_PORT: String(registryPort) };
-  const run = (step: string) => {
-    const r = spawnSync('bash', [CRI_STACK_SCRIPT, step], { env, encoding: 'utf8' });
+  /** Runs a step of cri-stack.sh, optionally in a session of its own (out of reach of the terminal's Ctrl-C). */
+  const script = (step: string, ownSession = false) =>
+    spawnSync(ownSession ? 'setsid' : 'bash', [...(ownSession ? ['bash'] : []), CRI_STACK_SCRIPT, step], {
+      env,
+      encoding: 'utf8',
+    });
+  const run = (step: string, ownSession = false) => {
+    const r = script(step, ownSession);
     if (r.status !== 0)
-      throw new Error(`cri-stack.sh ${step} failed:\n${r.stderr.trim().split('\n').slice(-8).join('\n')}`);
+      throw new Error(
+        `cri-stack.sh ${step} failed:\n${`${r.stderr ?? ''}`.trim().split('\n').slice(-8).join('\n')}`,
+      );
   };
   // A stack left by a run that was killed: clean it first (only what lives under dir).
-  spawnSync('bash', [CRI_STACK_SCRIPT, 'down'], { env, stdio: 'ignore' });
+  script('down');
   log('installing containerd, runc, docker-registry and skopeo from Debian when missing');
   run('install');
   log('starting the local registry with sample images, and containerd');
@@ -64,13 +72,7 @@ export function startRuntimeStack(
   return {
     socket: join(dir, 'containerd/containerd.sock'),
     registry: `127.0.0.1:${registryPort}`,
-    down: () => {
-      // In a session of its own: a second Ctrl-C while it runs must not kill it halfway.
-      const r = spawnSync('setsid', ['bash', CRI_STACK_SCRIPT, 'down'], { env, encoding: 'utf8' });
-      if (r.status !== 0)
-        throw new Error(
-          `cri-stack.sh down failed:\n${`${r.stderr ?? ''}`.trim().split('\n').slice(-8).join('\n')}`,
-        );
-    },
+    // In a session of its own: a second Ctrl-C while it runs must not kill it halfway.
+    down: () => run('down', true),
   };
 }
