@@ -139,36 +139,38 @@ const role = (kind: 'ClusterRole' | 'Role', name: string, rules: PolicyRule[], n
   rules,
 });
 
-const binding = (
-  kind: 'ClusterRoleBinding' | 'RoleBinding',
-  name: string,
+/**
+ * A role with its rules and the binding that grants it to a ServiceAccount (`<role>binding`):
+ * a ClusterRole cluster-wide, or a Role in `namespace`.
+ */
+const grant = (
   roleKind: 'ClusterRole' | 'Role',
   roleName: string,
+  rules: PolicyRule[],
   serviceAccount: string,
   namespace?: string,
-) => ({
-  apiVersion: 'rbac.authorization.k8s.io/v1',
-  kind,
-  metadata: { name, ...(namespace ? { namespace } : {}) },
-  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName },
-  subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: NAMES.namespace }],
-});
+) => [
+  role(roleKind, roleName, rules, namespace),
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: roleKind === 'ClusterRole' ? 'ClusterRoleBinding' : 'RoleBinding',
+    metadata: { name: `${roleName}binding`, ...(namespace ? { namespace } : {}) },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName },
+    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: NAMES.namespace }],
+  },
+];
 
 /** kruise-manager's ServiceAccount, roles and bindings. */
 export function managerRbac(): object[] {
   const sa = NAMES.managerServiceAccount;
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NAMES.namespace } },
-    role('ClusterRole', 'kruise-manager-role', MANAGER_CLUSTER_RULES),
-    binding('ClusterRoleBinding', 'kruise-manager-rolebinding', 'ClusterRole', 'kruise-manager-role', sa),
-    role('Role', 'kruise-manager-role', MANAGER_NAMESPACE_RULES, NAMES.namespace),
-    binding('RoleBinding', 'kruise-manager-rolebinding', 'Role', 'kruise-manager-role', sa, NAMES.namespace),
-    role('Role', 'kruise-manager-secrets-role', MANAGER_DAEMON_CONFIG_RULES, NAMES.daemonConfigNamespace),
-    binding(
-      'RoleBinding',
-      'kruise-manager-secrets-rolebinding',
+    ...grant('ClusterRole', 'kruise-manager-role', MANAGER_CLUSTER_RULES, sa),
+    ...grant('Role', 'kruise-manager-role', MANAGER_NAMESPACE_RULES, sa, NAMES.namespace),
+    ...grant(
       'Role',
       'kruise-manager-secrets-role',
+      MANAGER_DAEMON_CONFIG_RULES,
       sa,
       NAMES.daemonConfigNamespace,
     ),
@@ -180,16 +182,7 @@ export function daemonRbac(): object[] {
   const sa = NAMES.daemonServiceAccount;
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NAMES.namespace } },
-    role('ClusterRole', 'kruise-daemon-role', DAEMON_CLUSTER_RULES),
-    binding('ClusterRoleBinding', 'kruise-daemon-rolebinding', 'ClusterRole', 'kruise-daemon-role', sa),
-    role('Role', 'kruise-daemon-secret-role', DAEMON_CONFIG_RULES, NAMES.daemonConfigNamespace),
-    binding(
-      'RoleBinding',
-      'kruise-daemon-secret-rolebinding',
-      'Role',
-      'kruise-daemon-secret-role',
-      sa,
-      NAMES.daemonConfigNamespace,
-    ),
+    ...grant('ClusterRole', 'kruise-daemon-role', DAEMON_CLUSTER_RULES, sa),
+    ...grant('Role', 'kruise-daemon-secret-role', DAEMON_CONFIG_RULES, sa, NAMES.daemonConfigNamespace),
   ];
 }
