@@ -38,6 +38,19 @@ export interface PullerOptions {
 
 const workerKey = (image: string, tag: string) => `${image}\u0000${tag}`;
 
+/** The object a tag's owner reference names (a pull job), as an event's subject. */
+const ownerObject = (o: {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  uid?: string;
+}) => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  metadata: { name: o.name, namespace: o.namespace, uid: o.uid },
+});
+
 /**
  * The daemon's image puller: follows its own NodeImage, runs one worker per tag version the spec
  * asks for (stopping those whose tag or version left the spec), and reports per-tag status through
@@ -238,16 +251,7 @@ export class ImagePuller {
         if ((spec.pullSecrets ?? []).some((s) => s.name === name))
           for (const o of tag.ownerReferences ?? []) owners.set(o.uid ?? '', o);
     for (const o of owners.values())
-      this.o.recorder.event(
-        {
-          apiVersion: o.apiVersion,
-          kind: o.kind,
-          metadata: { name: o.name, namespace: o.namespace, uid: o.uid },
-        },
-        'Warning',
-        'InvalidPullSecret',
-        message,
-      );
+      this.o.recorder.event(ownerObject(o), 'Warning', 'InvalidPullSecret', message);
   }
 
   private async secret(namespace: string, name: string): Promise<KubeObject | undefined> {
@@ -284,16 +288,7 @@ export class ImagePuller {
     this.o.recorder.event(target, 'Warning', 'PullImageFailed', message);
     const tag = ni.spec?.images?.[r.image]?.tags?.find((t) => t.tag === r.tag);
     for (const owner of tag?.ownerReferences ?? []) {
-      this.o.recorder.event(
-        {
-          apiVersion: owner.apiVersion,
-          kind: owner.kind,
-          metadata: { name: owner.name, namespace: owner.namespace, uid: owner.uid },
-        },
-        'Warning',
-        'PullImageFailed',
-        message,
-      );
+      this.o.recorder.event(ownerObject(owner), 'Warning', 'PullImageFailed', message);
     }
   }
 
