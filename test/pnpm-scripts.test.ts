@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
-import { installKruiseApi, localManagerArgs } from '@kruise/local-node/stack/processes';
 import { KubeClient } from '@kruise/runtime';
+import { installKruiseApi, localManagerArgs } from '@kruise/stack/processes';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
+import { KubeClient, Resources } from '@kruise/runtime';
 import {
   installKruiseApi,
   type Program,
@@ -11,8 +12,7 @@ import {
   startDaemonProcess,
   startLocalNodeProcess,
   startManagerProcess,
-} from '@kruise/local-node/stack/processes';
-import { KubeClient, Resources } from '@kruise/runtime';
+} from '@kruise/stack/processes';
 import { freePort } from '../support/free-port.ts';
 import { eventually } from '../support/poll.ts';
 import { fmt, median, quantile } from './stats.ts';

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlane } from '@kruise/control-plane';
+import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import {
   installKruiseApi,
   type Program,
@@ -9,8 +10,7 @@ import {
   startDaemonProcess,
   startLocalNodeProcess,
   startManagerProcess,
-} from '@kruise/local-node/stack/processes';
-import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+} from '@kruise/stack/processes';
 import { inject } from 'vitest';
 import { eventually } from '../support/poll.ts';
 

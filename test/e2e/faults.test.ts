@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ImagePullJob, NodeImage } from '@kruise/api';
+import { type KubeObject, Resources } from '@kruise/runtime';
 import {
   type Program,
   pointWebhookService,
   startDaemonProcess,
   startManagerProcess,
-} from '@kruise/local-node/stack/processes';
-import { type KubeObject, Resources } from '@kruise/runtime';
+} from '@kruise/stack/processes';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AuditRecord } from '@kruise/control-plane';
 import { ControlPlane } from '@kruise/control-plane';
 import { JUSTIFIED_UNUSED, type PolicyRule } from '@kruise/deploy';
+import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import {
   applyManifests,
   type Program,
@@ -12,8 +13,7 @@ import {
   startDaemonProcess,
   startLocalNodeProcess,
   startManagerProcess,
-} from '@kruise/local-node/stack/processes';
-import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+} from '@kruise/stack/processes';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { assertNoSecretInLogs, LOOP, until } from './env.ts';

@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Program, startProgram } from '@kruise/local-node/stack/processes';
 import { KubeClient, Resources } from '@kruise/runtime';
+import { type Program, startProgram } from '@kruise/stack/processes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { podLog } from '../support/pod-log.ts';
@@ -18,7 +18,7 @@ afterAll(async () => {
 function startStack(args: string[], user: { uid?: number; gid?: number } = {}): Program {
   const stack = startProgram(
     'pnpm start',
-    'packages/local-node/src/stack/main.ts',
+    'packages/stack/src/main.ts',
     args,
     {},
     {

@@ -9,7 +9,7 @@ import { type KubeClient, Resources } from '@kruise/runtime';
 import { parse } from 'yaml';
 
 /** The repository root. */
-export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** A program of ours running as a child process, stopped by its PID. */
 export interface Program {
