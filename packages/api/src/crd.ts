@@ -37,7 +37,7 @@ export function buildCustomResourceDefinition(resource: KruiseResource): CustomR
           storage: true,
           additionalPrinterColumns: resource.printerColumns,
           schema: { openAPIV3Schema },
-          subresources: { status: {} },
+          subresources: { ...(resource.scale ? { scale: resource.scale } : {}), status: {} },
         },
       ],
     },

@@ -8,6 +8,16 @@ export * from './group.ts';
 export * from './image-reference.ts';
 export * from './keys.ts';
 export type {
+  CloneSet,
+  CloneSetCondition,
+  CloneSetConditionType,
+  CloneSetScaleStrategy,
+  CloneSetSpec,
+  CloneSetStatus,
+  CloneSetUpdateStrategy,
+  CloneSetUpdateStrategyType,
+} from './schema/cloneset.ts';
+export type {
   ContainerPort,
   LabelSelector,
   LabelSelectorRequirement,
@@ -56,4 +66,13 @@ export type {
   NodeImageStatus,
   ReferenceObject,
 } from './schema/nodeimage.ts';
+export type {
+  InPlaceUpdateStrategy,
+  Lifecycle,
+  LifecycleHook,
+  UpdatePriorityOrderTerm,
+  UpdatePriorityStrategy,
+  UpdatePriorityWeightTerm,
+  UpdateScatterTerm,
+} from './schema/pub.ts';
 export * from './time.ts';

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { GROUP, VERSION } from './group.ts';
+import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
@@ -27,6 +28,8 @@ export interface KruiseResource {
   categories: string[];
   printerColumns: PrinterColumn[];
   schema: TSchema;
+  /** The `scale` subresource's paths, for kinds that have one. */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
 }
 
 const AGE: PrinterColumn = {
@@ -184,8 +187,56 @@ export const ContainerRecreateRequestResource: KruiseResource = {
   schema: ContainerRecreateRequestSchema,
 };
 
+const count = (name: string, jsonPath: string, description: string): PrinterColumn => ({
+  name,
+  type: 'integer',
+  jsonPath,
+  description,
+});
+const wide = (name: string, jsonPath: string, description: string): PrinterColumn => ({
+  name,
+  type: 'string',
+  jsonPath,
+  description,
+  priority: 1,
+});
+
+/** CloneSet (short name `clone`), with the `scale` subresource HPA and `kubectl scale` use. */
+export const CloneSetResource: KruiseResource = {
+  ...base,
+  kind: 'CloneSet',
+  listKind: 'CloneSetList',
+  plural: 'clonesets',
+  singular: 'cloneset',
+  scope: 'Namespaced',
+  shortNames: ['clone'],
+  printerColumns: [
+    count('DESIRED', '.spec.replicas', 'The desired number of pods.'),
+    count('UPDATED', '.status.updatedReplicas', 'The number of pods updated.'),
+    count('UPDATED_READY', '.status.updatedReadyReplicas', 'The number of pods updated and ready.'),
+    count(
+      'UPDATED_AVAILABLE',
+      '.status.updatedAvailableReplicas',
+      'The number of pods updated and available.',
+    ),
+    count('READY', '.status.readyReplicas', 'The number of pods ready.'),
+    count('TOTAL', '.status.replicas', 'The number of currently all pods.'),
+    AGE,
+    wide('CONTAINERS', '.spec.template.spec.containers[*].name', 'The containers of currently cloneset.'),
+    wide('IMAGES', '.spec.template.spec.containers[*].image', 'The images of currently cloneset.'),
+    wide('SELECTOR', '.status.labelSelector', 'The selector of currently cloneset.'),
+  ],
+  schema: CloneSetSchema,
+  scale: {
+    specReplicasPath: '.spec.replicas',
+    statusReplicasPath: '.status.replicas',
+    labelSelectorPath: '.status.labelSelector',
+  },
+};
+
 /** Every kind this project serves, in a stable order. */
 export const KRUISE_RESOURCES: readonly KruiseResource[] = [
+  CloneSetResource,
   ContainerRecreateRequestResource,
   ImageListPullJobResource,
   ImagePullJobResource,

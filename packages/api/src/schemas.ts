@@ -2,9 +2,11 @@
 export * from './crd.ts';
 export { GENERATED_HEADER, renderCrdFiles } from './generate/crd-files.ts';
 export * from './resources.ts';
+export * from './schema/cloneset.ts';
 export * from './schema/common.ts';
 export * from './schema/containerrecreaterequest.ts';
 export * from './schema/imagelistpulljob.ts';
 export * from './schema/imagepulljob.ts';
 export * from './schema/nodeimage.ts';
+export * from './schema/pub.ts';
 export { shapeError } from './shape.ts';

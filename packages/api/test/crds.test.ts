@@ -52,7 +52,18 @@ describe('deploy/crds', () => {
       const schema = crd.spec.versions[0].schema.openAPIV3Schema;
       expect(structuralProblems(schema)).toEqual([]);
       expect(schema.properties.metadata).toEqual({ type: 'object' });
-      expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
+      expect(crd.spec.versions[0].subresources).toEqual(
+        resource.kind === 'CloneSet'
+          ? {
+              status: {},
+              scale: {
+                specReplicasPath: '.spec.replicas',
+                statusReplicasPath: '.status.replicas',
+                labelSelectorPath: '.status.labelSelector',
+              },
+            }
+          : { status: {} },
+      );
     },
   );
 
@@ -76,6 +87,24 @@ describe('deploy/crds', () => {
       'AGE=.metadata.creationTimestamp',
     ]);
     expect(columns('ImagePullJob')).toContain('MESSAGE=.status.message');
+    expect(byKind.CloneSet.spec.names.shortNames).toEqual(['clone']);
+    expect(columns('CloneSet')).toEqual([
+      'DESIRED=.spec.replicas',
+      'UPDATED=.status.updatedReplicas',
+      'UPDATED_READY=.status.updatedReadyReplicas',
+      'UPDATED_AVAILABLE=.status.updatedAvailableReplicas',
+      'READY=.status.readyReplicas',
+      'TOTAL=.status.replicas',
+      'AGE=.metadata.creationTimestamp',
+      'CONTAINERS=.spec.template.spec.containers[*].name',
+      'IMAGES=.spec.template.spec.containers[*].image',
+      'SELECTOR=.status.labelSelector',
+    ]);
+    expect(
+      byKind.CloneSet.spec.versions[0].additionalPrinterColumns
+        .filter((c: any) => c.priority === 1)
+        .map((c: any) => c.name),
+    ).toEqual(['CONTAINERS', 'IMAGES', 'SELECTOR']);
     expect(columns('ImageListPullJob')).toEqual([
       'TOTAL=.status.desired',
       'SUCCEEDED=.status.succeeded',
@@ -112,5 +141,27 @@ describe('deploy/crds', () => {
       'restartCount',
     ]);
     expect(crr.properties.status.required).toEqual(['phase']);
+    const cs = schemaOf('CloneSet');
+    expect(cs.properties.spec.required.sort()).toEqual(['selector', 'template']);
+    expect(cs.properties.spec.properties.template['x-kubernetes-preserve-unknown-fields']).toBe(true);
+    expect(cs.properties.spec.properties.volumeClaimTemplates['x-kubernetes-preserve-unknown-fields']).toBe(
+      true,
+    );
+    expect(cs.properties.status.required.sort()).toEqual([
+      'availableReplicas',
+      'readyReplicas',
+      'replicas',
+      'updatedReadyReplicas',
+      'updatedReplicas',
+    ]);
+    const update = cs.properties.spec.properties.updateStrategy.properties;
+    for (const f of ['partition', 'maxUnavailable', 'maxSurge'])
+      expect(update[f]['x-kubernetes-int-or-string']).toBe(true);
+    expect(update.priorityStrategy.properties.weightPriority.items.required.sort()).toEqual([
+      'matchSelector',
+      'weight',
+    ]);
+    expect(update.scatterStrategy.items.required.sort()).toEqual(['key', 'value']);
+    expect(cs.properties.status.properties.conditions.items.required.sort()).toEqual(['status', 'type']);
   });
 });
