@@ -4,6 +4,9 @@
  * loading this entry does not load TypeBox.
  */
 export * from './defaults.ts';
+export * from './env-from-metadata-hash.ts';
+export * from './go-hash.ts';
+export * from './go-json.ts';
 export * from './group.ts';
 export * from './image-reference.ts';
 export * from './keys.ts';

@@ -1,0 +1,212 @@
+import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { PersistentVolumeClaim, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import {
+  hashRevision,
+  revisionName,
+  revisionPayload,
+  storedPayload,
+  VCT_HASH_ANNOTATION,
+  volumeClaimTemplatesHash,
+} from './payload.ts';
+
+/** Label on each ControllerRevision with its hash. */
+export const CONTROLLER_REVISION_HASH_KEY = 'controller.kubernetes.io/hash';
+
+/** The parts of a workload a revision is made from. */
+export interface RevisionParent {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; uid: string; annotations?: Record<string, string> };
+  template: PodTemplateSpec;
+  volumeClaimTemplates?: PersistentVolumeClaim[];
+}
+
+/** Where revisions are written (the API, or a map in tests). */
+export interface RevisionStore {
+  /** Creates a revision; throws an error whose `alreadyExists` is true when the name is taken. */
+  create(revision: ControllerRevision): Promise<ControllerRevision>;
+  get(name: string): Promise<ControllerRevision | undefined>;
+  /** Replaces a revision (conflict errors propagate). */
+  update(revision: ControllerRevision): Promise<ControllerRevision>;
+  delete(revision: ControllerRevision): Promise<void>;
+}
+
+/** The controller owner reference a workload puts on what it creates. */
+export function controllerRef(
+  parent: Pick<RevisionParent, 'apiVersion' | 'kind' | 'metadata'>,
+): OwnerReference {
+  return {
+    apiVersion: parent.apiVersion,
+    kind: parent.kind,
+    name: parent.metadata.name,
+    uid: parent.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/**
+ * A new (not yet stored) revision of `parent`: labels = template labels + hash, annotations = the
+ * workload's annotations + the volumeClaimTemplates hash, named `<parent>-<hash>`.
+ */
+export function newRevision(
+  parent: RevisionParent,
+  revision: number,
+  collisionCount: number,
+): ControllerRevision {
+  const payload = revisionPayload(parent.template);
+  const hash = hashRevision(payload, collisionCount);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: {
+      name: revisionName(parent.metadata.name, hash),
+      namespace: parent.metadata.namespace,
+      labels: { ...(parent.template.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_KEY]: hash },
+      annotations: {
+        ...(parent.metadata.annotations ?? {}),
+        [VCT_HASH_ANNOTATION]: volumeClaimTemplatesHash(parent.volumeClaimTemplates),
+      },
+      ownerReferences: [controllerRef(parent)],
+    },
+    data: JSON.parse(payload),
+    revision,
+  };
+}
+
+/** Kubernetes' history.EqualRevision: hash labels (when both numeric) then payload bytes. */
+export function equalRevision(a: ControllerRevision | undefined, b: ControllerRevision | undefined): boolean {
+  if (!a || !b) return a === b;
+  const numeric = (r: ControllerRevision) => {
+    const h = r.metadata?.labels?.[CONTROLLER_REVISION_HASH_KEY];
+    return h !== undefined && /^[+-]?\d+$/.test(h) && Math.abs(Number(h)) < 2 ** 31
+      ? Number(h) >>> 0
+      : undefined;
+  };
+  const ha = numeric(a);
+  const hb = numeric(b);
+  if (ha !== undefined && hb !== undefined && ha !== hb) return false;
+  return storedPayload(a.data) === storedPayload(b.data);
+}
+
+/** The revisions equal to `needle`, in history order. */
+export function findEqualRevisions(
+  revisions: ControllerRevision[],
+  needle: ControllerRevision,
+): ControllerRevision[] {
+  return revisions.filter((r) => equalRevision(r, needle));
+}
+
+/** Sorts revisions as Kubernetes does: by revision number, then creation time, then name. */
+export function sortRevisions(revisions: ControllerRevision[]): ControllerRevision[] {
+  return [...revisions].sort(
+    (a, b) =>
+      a.revision - b.revision ||
+      (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') ||
+      (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+  );
+}
+
+/** The number the next revision gets: one more than the last in (sorted) history, or 1. */
+export function nextRevisionNumber(sorted: ControllerRevision[]): number {
+  return sorted.length ? sorted[sorted.length - 1]!.revision + 1 : 1;
+}
+
+/** The revisions a workload is at and moving to, and the collision count to report. */
+export interface ActiveRevisions {
+  current: ControllerRevision;
+  update: ControllerRevision;
+  collisionCount: number;
+}
+
+const alreadyExists = (err: unknown) => (err as { alreadyExists?: boolean })?.alreadyExists === true;
+
+/**
+ * Creates a revision with Kubernetes' collision handling: on a name taken by different content the
+ * collision count goes up and the hash is recomputed; taken by the same content, that one is used.
+ */
+async function createRevision(
+  store: RevisionStore,
+  parent: RevisionParent,
+  revision: ControllerRevision,
+  collisionCount: { value: number },
+): Promise<ControllerRevision> {
+  const payload = storedPayload(revision.data);
+  for (;;) {
+    const hash = hashRevision(payload, collisionCount.value);
+    const candidate: ControllerRevision = {
+      ...revision,
+      metadata: {
+        ...revision.metadata,
+        name: revisionName(parent.metadata.name, hash),
+      },
+    };
+    try {
+      return await store.create(candidate);
+    } catch (err) {
+      if (!alreadyExists(err)) throw err;
+      const existing = await store.get(candidate.metadata!.name!);
+      if (existing && storedPayload(existing.data) === payload) return existing;
+      collisionCount.value++;
+    }
+  }
+}
+
+/**
+ * The current and update revisions of a workload (OpenKruise's getActiveRevisions): the template's
+ * revision is the last in history when equal to it; an older equal one is brought forward by
+ * giving it the next revision number (rollback, refreshing its volumeClaimTemplates hash);
+ * otherwise a new revision is created. The current revision is the one named in status, or the
+ * update revision when none is.
+ */
+export async function resolveRevisions(
+  store: RevisionStore,
+  parent: RevisionParent,
+  history: ControllerRevision[],
+  status: { currentRevision?: string; collisionCount?: number },
+): Promise<ActiveRevisions> {
+  const sorted = sortRevisions(history);
+  const collision = { value: status.collisionCount ?? 0 };
+  const candidate = newRevision(parent, nextRevisionNumber(sorted), collision.value);
+  const equal = findEqualRevisions(sorted, candidate);
+  const last = sorted[sorted.length - 1];
+  let update: ControllerRevision;
+  if (equal.length && equalRevision(last, equal[equal.length - 1])) {
+    update = last!;
+  } else if (equal.length) {
+    const match = structuredClone(equal[equal.length - 1]!);
+    const vctHash = candidate.metadata!.annotations![VCT_HASH_ANNOTATION]!;
+    const stored = match.metadata?.annotations?.[VCT_HASH_ANNOTATION];
+    if (stored === undefined || stored !== vctHash)
+      match.metadata = {
+        ...match.metadata,
+        annotations: { ...match.metadata?.annotations, [VCT_HASH_ANNOTATION]: vctHash },
+      };
+    update =
+      match.revision === candidate.revision
+        ? match
+        : await store.update({ ...match, revision: candidate.revision });
+  } else {
+    update = await createRevision(store, parent, candidate, collision);
+  }
+  const current = sorted.find((r) => r.metadata?.name === status.currentRevision) ?? update;
+  return { current, update, collisionCount: collision.value };
+}
+
+/**
+ * The revisions to delete to keep `limit` (default 10) of those neither current, update nor used
+ * by a pod (`inUse(name)`), oldest first.
+ */
+export function revisionsToTruncate(
+  history: ControllerRevision[],
+  active: { current: string; update: string },
+  inUse: (revisionName: string) => boolean,
+  limit = 10,
+): ControllerRevision[] {
+  const notLive = sortRevisions(history).filter((r) => {
+    const name = r.metadata?.name ?? '';
+    return name !== active.current && name !== active.update && !inUse(name);
+  });
+  return notLive.length <= limit ? [] : notLive.slice(0, notLive.length - limit);
+}
