@@ -7,6 +7,7 @@ import {
   CRR_SYNC_CONTAINER_STATUSES_ANNOTATION,
   CRR_UNREADY_ACQUIRED_ANNOTATION,
   CRR_UNREADY_ACQUIRED_FINALIZER,
+  KRUISE_POD_READY_CONDITION,
   kubeTime,
 } from '@kruise/api';
 import {
@@ -20,7 +21,8 @@ import {
   objectKey,
   Resources,
 } from '@kruise/runtime';
-import { changePodReadiness, hasKruiseReadinessGate } from './pod-readiness.ts';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { hasReadinessGate, PodReadinessControl } from '../../workload/podreadiness/index.ts';
 
 /** What the ContainerRecreateRequest controller works with. */
 export interface CrrControllerDeps {
@@ -53,9 +55,11 @@ export class ContainerRecreateRequestController {
   readonly controller: Controller;
   private readonly d: CrrControllerDeps;
   private readonly now: () => number;
+  private readonly readiness: PodReadinessControl;
 
   constructor(deps: CrrControllerDeps) {
     this.d = deps;
+    this.readiness = new PodReadinessControl(deps.client);
     this.now = deps.now ?? Date.now;
     this.controller = new Controller({
       name: 'containerrecreaterequest',
@@ -210,7 +214,7 @@ export class ContainerRecreateRequestController {
     if (crr.metadata?.annotations?.[CRR_UNREADY_ACQUIRED_ANNOTATION]) return;
     const ns = crr.metadata!.namespace!;
     const name = crr.metadata!.name!;
-    if (hasKruiseReadinessGate(pod)) {
+    if (hasReadinessGate(pod as Pod, KRUISE_POD_READY_CONDITION)) {
       if (!crr.metadata?.finalizers?.includes(CRR_UNREADY_ACQUIRED_FINALIZER)) {
         await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
           metadata: {
@@ -219,13 +223,7 @@ export class ContainerRecreateRequestController {
           },
         });
       }
-      await changePodReadiness(
-        this.d.client,
-        ns,
-        pod.metadata!.name!,
-        { userAgent: CRR_USER_AGENT, key: `${ns}/${name}` },
-        true,
-      );
+      await this.readiness.addNotReadyKey(pod as Pod, { userAgent: CRR_USER_AGENT, key: `${ns}/${name}` });
       log.info({ pod: `${ns}/${pod.metadata?.name}` }, 'pod held not-ready for a container recreation');
     }
     await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
@@ -239,13 +237,10 @@ export class ContainerRecreateRequestController {
     const name = crr.metadata!.name!;
     if (pod && pod.metadata?.uid === crr.metadata?.labels?.[CRR_POD_UID_LABEL]) {
       try {
-        await changePodReadiness(
-          this.d.client,
-          ns,
-          pod.metadata!.name!,
-          { userAgent: CRR_USER_AGENT, key: `${ns}/${name}` },
-          false,
-        );
+        await this.readiness.removeNotReadyKey(pod as Pod, {
+          userAgent: CRR_USER_AGENT,
+          key: `${ns}/${name}`,
+        });
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }

@@ -1,0 +1,3 @@
+export * from './conditions.ts';
+export * from './control.ts';
+export * from './not-ready-keys.ts';
