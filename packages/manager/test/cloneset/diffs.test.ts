@@ -8,7 +8,12 @@ const OLD = 'cs-old';
 const NEW = 'cs-new';
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
-function cloneSet(replicas: number, partition: number | string, maxUnavailable: number | string, maxSurge: number | string): CloneSet {
+function cloneSet(
+  replicas: number,
+  partition: number | string,
+  maxUnavailable: number | string,
+  maxSurge: number | string,
+): CloneSet {
   return {
     metadata: { name: 'cs', namespace: 'ns' },
     spec: {
@@ -22,7 +27,11 @@ function cloneSet(replicas: number, partition: number | string, maxUnavailable: 
 
 let counter = 0;
 /** A pod at a revision, in a lifecycle state, ready (Running + Ready) or not, maybe marked for deletion. */
-function pod(revision: string, ready: boolean, opts: { state?: string; specifiedDelete?: boolean } = {}): Pod {
+function pod(
+  revision: string,
+  ready: boolean,
+  opts: { state?: string; specifiedDelete?: boolean } = {},
+): Pod {
   return {
     metadata: {
       name: `cs-${counter++}`,
@@ -61,8 +70,17 @@ const diffs = (cs: CloneSet, pods: Pod[], extra: { rollback?: boolean; current?:
 describe('calculateDiffs: the worked vectors of the reference (§3.8)', () => {
   it('R5 P3 U1 S0: 5 old ready → update 2 with updateMaxUnavailable 1; after 1 updated → 1; after 2 → nothing', () => {
     const cs = cloneSet(5, 3, 1, 0);
-    expect(diffs(cs, many(5, () => pod(OLD, true)))).toEqual({ ...ZERO, updateNum: 2, updateMaxUnavailable: 1 });
-    expect(diffs(cs, [...many(4, () => pod(OLD, true)), pod(NEW, true)])).toEqual({ ...ZERO, updateNum: 1, updateMaxUnavailable: 1 });
+    expect(
+      diffs(
+        cs,
+        many(5, () => pod(OLD, true)),
+      ),
+    ).toEqual({ ...ZERO, updateNum: 2, updateMaxUnavailable: 1 });
+    expect(diffs(cs, [...many(4, () => pod(OLD, true)), pod(NEW, true)])).toEqual({
+      ...ZERO,
+      updateNum: 1,
+      updateMaxUnavailable: 1,
+    });
     expect(diffs(cs, [...many(3, () => pod(OLD, true)), ...many(2, () => pod(NEW, true))])).toEqual(ZERO);
   });
 
@@ -76,7 +94,12 @@ describe('calculateDiffs: the worked vectors of the reference (§3.8)', () => {
 
   it('in-place with surge, R5 P3 U1 S1: surge pod first, then updates, then the surplus old pod goes', () => {
     const cs = cloneSet(5, 3, 1, 1);
-    expect(diffs(cs, many(5, () => pod(OLD, true)))).toEqual({
+    expect(
+      diffs(
+        cs,
+        many(5, () => pod(OLD, true)),
+      ),
+    ).toEqual({
       ...ZERO,
       scaleUpNum: 1,
       scaleUpLimit: 1,
@@ -90,7 +113,9 @@ describe('calculateDiffs: the worked vectors of the reference (§3.8)', () => {
       updateNum: 1,
       updateMaxUnavailable: 2,
     });
-    expect(diffs(cs, [...many(4, () => pod(OLD, true)), pod(NEW, false, { state: 'Updating' }), pod(NEW, false)])).toEqual({
+    expect(
+      diffs(cs, [...many(4, () => pod(OLD, true)), pod(NEW, false, { state: 'Updating' }), pod(NEW, false)]),
+    ).toEqual({
       ...ZERO,
       scaleDownNum: 1,
       scaleDownNumOldRevision: 1,
@@ -107,16 +132,38 @@ describe('calculateDiffs: the worked vectors of the reference (§3.8)', () => {
   it('specified delete with surge, R5 P0 U0 S1: replacement first, deletion once it is ready', () => {
     const cs = cloneSet(5, 0, 0, 1);
     const marked = () => pod(NEW, true, { specifiedDelete: true });
-    expect(diffs(cs, [marked(), ...many(4, () => pod(NEW, true))])).toEqual({ ...ZERO, scaleUpNum: 1, scaleUpLimit: 1, useSurge: 1 });
-    expect(diffs(cs, [marked(), ...many(4, () => pod(NEW, true)), pod(NEW, false)])).toEqual({ ...ZERO, useSurge: 1 });
-    expect(diffs(cs, [marked(), ...many(5, () => pod(NEW, true))])).toEqual({ ...ZERO, useSurge: 1, deleteReadyLimit: 1 });
-    expect(diffs(cs, many(5, () => pod(NEW, true)))).toEqual(ZERO);
+    expect(diffs(cs, [marked(), ...many(4, () => pod(NEW, true))])).toEqual({
+      ...ZERO,
+      scaleUpNum: 1,
+      scaleUpLimit: 1,
+      useSurge: 1,
+    });
+    expect(diffs(cs, [marked(), ...many(4, () => pod(NEW, true)), pod(NEW, false)])).toEqual({
+      ...ZERO,
+      useSurge: 1,
+    });
+    expect(diffs(cs, [marked(), ...many(5, () => pod(NEW, true))])).toEqual({
+      ...ZERO,
+      useSurge: 1,
+      deleteReadyLimit: 1,
+    });
+    expect(
+      diffs(
+        cs,
+        many(5, () => pod(NEW, true)),
+      ),
+    ).toEqual(ZERO);
   });
 
   it('partition "99%" of 5 keeps 4', () => {
     expect(partitionReplicas('99%', 5)).toBe(4);
     const cs = cloneSet(5, '99%', 3, 2);
-    expect(diffs(cs, many(5, () => pod(OLD, true)))).toEqual({
+    expect(
+      diffs(
+        cs,
+        many(5, () => pod(OLD, true)),
+      ),
+    ).toEqual({
       ...ZERO,
       scaleUpNum: 1,
       scaleUpLimit: 1,
@@ -133,13 +180,23 @@ describe('calculateDiffs: scaling', () => {
     const limited = cloneSet(6, 0, 1, 0);
     limited.spec!.scaleStrategy = { maxUnavailable: 2 };
     expect(diffs(limited, [])).toEqual({ ...ZERO, scaleUpNum: 6, scaleUpLimit: 2 });
-    expect(diffs(limited, [pod(NEW, true), pod(NEW, true), pod(NEW, false)])).toEqual({ ...ZERO, scaleUpNum: 3, scaleUpLimit: 1 });
-    expect(diffs(limited, [pod(NEW, true), pod(NEW, false), pod(NEW, false)])).toEqual({ ...ZERO, scaleUpNum: 3, scaleUpLimit: 0 });
+    expect(diffs(limited, [pod(NEW, true), pod(NEW, true), pod(NEW, false)])).toEqual({
+      ...ZERO,
+      scaleUpNum: 3,
+      scaleUpLimit: 1,
+    });
+    expect(diffs(limited, [pod(NEW, true), pod(NEW, false), pod(NEW, false)])).toEqual({
+      ...ZERO,
+      scaleUpNum: 3,
+      scaleUpLimit: 0,
+    });
   });
 
   it('scales down with the ready-pod limit, taking old-revision pods first (no update: the scale-in does it)', () => {
     const cs = cloneSet(3, 0, 1, 0);
-    expect(diffs(cs, [...many(2, () => pod(OLD, true)), ...many(3, () => pod(NEW, true))], { current: NEW })).toEqual({
+    expect(
+      diffs(cs, [...many(2, () => pod(OLD, true)), ...many(3, () => pod(NEW, true))], { current: NEW }),
+    ).toEqual({
       ...ZERO,
       scaleDownNum: 2,
       scaleDownNumOldRevision: 2,
@@ -159,12 +216,22 @@ describe('calculateDiffs: scaling', () => {
     const cs = cloneSet(5, 0, 0, 3);
     cs.spec!.updateStrategy!.paused = true;
     // maxSurge is 0 while paused, so maxUnavailable 0 and maxSurge 0: nothing moves.
-    expect(diffs(cs, many(5, () => pod(OLD, true)))).toEqual({ ...ZERO, updateNum: 5, updateMaxUnavailable: 0 });
+    expect(
+      diffs(
+        cs,
+        many(5, () => pod(OLD, true)),
+      ),
+    ).toEqual({ ...ZERO, updateNum: 5, updateMaxUnavailable: 0 });
   });
 
   it('uses 0 for a decimal percentage of maxUnavailable, as the controller does', () => {
     const cs = cloneSet(5, 0, '12.5%', 0);
-    expect(diffs(cs, many(5, () => pod(OLD, true)))).toEqual({ ...ZERO, updateNum: 5, updateMaxUnavailable: 0 });
+    expect(
+      diffs(
+        cs,
+        many(5, () => pod(OLD, true)),
+      ),
+    ).toEqual({ ...ZERO, updateNum: 5, updateMaxUnavailable: 0 });
   });
 });
 
