@@ -129,9 +129,8 @@ export function spreadConstraintRanks(
     const rank = key === 'kubernetes.io/hostname' ? undefined : (p: Pod) => sameNode.get(podId(p)) ?? 0;
     for (const list of domains.values()) {
       const sorted = sortActivePods(list, rank ? { rank } : {});
-      sorted.forEach((p, i) =>
-        ranks.set(podId(p), (ranks.get(podId(p)) ?? 0) + (sorted.length - i) * weight),
-      );
+      for (const [i, p] of sorted.entries())
+        ranks.set(podId(p), (ranks.get(podId(p)) ?? 0) + (sorted.length - i) * weight);
     }
   }
   return ranks;
