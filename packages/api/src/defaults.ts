@@ -1,3 +1,5 @@
+import { setPodSpecDefaults, setVolumeClaimTemplateDefaults } from './pod-defaults.ts';
+import type { CloneSet } from './schema/cloneset.ts';
 import type { ImageListPullJob } from './schema/imagelistpulljob.ts';
 import type { ImagePullJob, ImagePullJobTemplate } from './schema/imagepulljob.ts';
 import type { ImageTagPullPolicy, NodeImage } from './schema/nodeimage.ts';
@@ -55,4 +57,35 @@ export function setNodeImageDefaults(
   }
   for (const status of Object.values(nodeImage.status?.imageStatuses ?? {})) status.tags?.sort(compareTags);
   return nodeImage;
+}
+
+/** CloneSet's default maxUnavailable. */
+export const DEFAULT_CLONESET_MAX_UNAVAILABLE = '20%';
+
+/**
+ * Upstream's SetDefaultsCloneSet: replicas 1, revisionHistoryLimit 10, update type ReCreate
+ * (`inPlaceUpdateStrategy: {}` for the in-place types), partition 0, maxUnavailable 20%, maxSurge 0;
+ * with `injectTemplateDefaults` the Kubernetes pod-template and volumeClaimTemplate defaults.
+ * Mutates `cs`.
+ */
+export function setCloneSetDefaults(cs: CloneSet, injectTemplateDefaults: boolean): CloneSet {
+  cs.spec ??= { selector: {}, template: {} };
+  const spec = cs.spec;
+  spec.replicas ??= 1;
+  spec.revisionHistoryLimit ??= 10;
+  if (injectTemplateDefaults) {
+    spec.template ??= {};
+    spec.template.spec ??= { containers: [] };
+    setPodSpecDefaults(spec.template.spec);
+    for (const vct of spec.volumeClaimTemplates ?? []) setVolumeClaimTemplateDefaults(vct);
+  }
+  spec.updateStrategy ??= {};
+  const strategy = spec.updateStrategy;
+  if (!strategy.type) strategy.type = 'ReCreate';
+  else if (strategy.type === 'InPlaceIfPossible' || strategy.type === 'InPlaceOnly')
+    strategy.inPlaceUpdateStrategy ??= {};
+  strategy.partition ??= 0;
+  strategy.maxUnavailable ??= DEFAULT_CLONESET_MAX_UNAVAILABLE;
+  strategy.maxSurge ??= 0;
+  return cs;
 }

@@ -1,3 +1,4 @@
+import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
@@ -6,6 +7,7 @@ import { NodeImageSchema } from './schema/nodeimage.ts';
 type Schema = Record<string, any>;
 
 const SCHEMAS: Record<string, Schema> = {
+  CloneSet: CloneSetSchema,
   ImagePullJob: ImagePullJobSchema,
   ImageListPullJob: ImageListPullJobSchema,
   NodeImage: NodeImageSchema,

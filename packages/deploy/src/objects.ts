@@ -1,13 +1,18 @@
 import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
 import { DEPLOY_FEATURE_GATES, NAMES } from './names.ts';
 
-/** The two namespaces. */
-export const namespaces = (): object[] =>
-  [NAMES.namespace, NAMES.daemonConfigNamespace].map((name) => ({
+/**
+ * The two namespaces. kruise-system is labelled `control-plane` (as upstream's is), which the pod
+ * webhook's namespaceSelector skips: kruise-manager's own pods never wait for its webhook.
+ */
+export const namespaces = (): object[] => [
+  {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name },
-  }));
+    metadata: { name: NAMES.namespace, labels: { 'control-plane': 'controller-manager' } },
+  },
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMES.daemonConfigNamespace } },
+];
 
 /** The webhook Service (443 → 9876 on the manager pods) and the empty certificates Secret the manager fills. */
 export const webhookObjects = (): object[] => [

@@ -72,7 +72,29 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-v1alpha1-imagepulljob',
       '/validate-apps-kruise-io-v1alpha1-imagelistpulljob',
       '/validate-apps-kruise-io-v1alpha1-nodeimage',
+      '/validate-apps-kruise-io-v1alpha1-cloneset',
     ]);
+    expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
+      expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),
+    );
+    const byName = (list: any[], name: string) => list.find((w) => w.name === name);
+    expect(byName(validating.webhooks, 'vcloneset.kb.io').rules[0].operations).toEqual([
+      'CREATE',
+      'UPDATE',
+      'DELETE',
+    ]);
+    const mpod = byName(mutating.webhooks, 'mpod.kb.io');
+    expect(mpod.clientConfig.service.path).toBe('/mutate-pod');
+    expect(mpod.rules).toEqual([
+      { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: '*' },
+    ]);
+    expect(mpod.namespaceSelector).toEqual({
+      matchExpressions: [{ key: 'control-plane', operator: 'DoesNotExist' }],
+    });
+    // kruise-system is skipped by the pod webhook, so the manager's own pods never wait for it.
+    expect(docs('deploy/namespaces.yaml')[0].metadata.labels).toEqual({
+      'control-plane': 'controller-manager',
+    });
     expect(new Set([...mutating.webhooks, ...validating.webhooks].map((w: any) => w.failurePolicy))).toEqual(
       new Set(['Fail']),
     );

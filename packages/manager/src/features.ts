@@ -10,7 +10,26 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
   PodProbeMarkerGate: true,
   SidecarTerminator: false,
   EnhancedLivenessProbe: false,
+  // CloneSet and the in-place update machinery (reference §1.6).
+  PodWebhook: true,
+  CloneSetShortHash: false,
+  CloneSetPartitionRollback: false,
+  CloneSetEventHandlerOptimization: false,
+  PreparingUpdateAsUpdate: false,
+  RecreatePodWhenChangeVCTInCloneSetGate: false,
+  ForceDeleteTimeoutExpectationGate: false,
+  InPlaceWorkloadVerticalScaling: false,
+  TemplateNoDefaults: false,
+  ResourcesDeletionProtection: false,
+  PodUnavailableBudgetUpdateGate: false,
 };
+
+/** Gates forced off when PodWebhook is off (those in FEATURE_DEFAULTS of upstream's list). */
+const NEED_POD_WEBHOOK = [
+  'KruisePodReadinessGate',
+  'PodUnavailableBudgetUpdateGate',
+  'EnhancedLivenessProbe',
+];
 
 /** Gates forced off when KruiseDaemon is off. */
 const NEED_DAEMON = [
@@ -45,8 +64,8 @@ export class FeatureGates {
 
 /**
  * Parses `--feature-gates` (`A=true,B=false`) over upstream's defaults and applies upstream's
- * implications: either PreDownloadImageFor* gate turns ImagePullJobGate on; KruiseDaemon off
- * turns every daemon-backed gate off.
+ * implications: PodWebhook off turns the pod-webhook-backed gates off; either PreDownloadImageFor*
+ * gate turns ImagePullJobGate on; KruiseDaemon off turns every daemon-backed gate off.
  * @throws Error naming an unknown gate or a value that is not a boolean.
  */
 export function parseFeatureGates(text: string | undefined): FeatureGates {
@@ -65,6 +84,7 @@ export function parseFeatureGates(text: string | undefined): FeatureGates {
   }
   if (values.PreDownloadImageForInPlaceUpdate || values.PreDownloadImageForDaemonSetUpdate)
     values.ImagePullJobGate = true;
+  if (!values.PodWebhook) for (const g of NEED_POD_WEBHOOK) values[g] = false;
   if (!values.KruiseDaemon) for (const g of NEED_DAEMON) values[g] = false;
   return new FeatureGates(values);
 }

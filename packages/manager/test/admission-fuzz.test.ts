@@ -157,6 +157,163 @@ const crrSpec = fc.record(
   },
   { requiredKeys: [] },
 );
+const intOrPercent = fc.oneof(
+  fc.integer({ min: -3, max: 12 }),
+  fc.constantFrom('20%', '12.5%', '100%', '5', 'x%'),
+);
+const container = fc.record(
+  {
+    name: maybe(fc.constantFrom('app', 'app', 'Side', '')),
+    image: maybe(image),
+    imagePullPolicy: maybe(fc.constantFrom('Always', 'Sometimes')),
+    env: maybe(
+      fc.array(
+        fc.record(
+          {
+            name: maybe(fc.constantFrom('A', '1BAD', 'KRUISE_CONTAINER_PRIORITY')),
+            value: maybe(fc.constantFrom('1', '-2', 'x', '')),
+            valueFrom: maybe(fc.constant({ fieldRef: { fieldPath: "metadata.labels['v']" } })),
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 3 },
+      ),
+    ),
+    ports: maybe(
+      fc.array(fc.record({ containerPort: fc.integer({ min: -1, max: 70000 }) }), { maxLength: 2 }),
+    ),
+    resources: maybe(
+      fc.record(
+        {
+          requests: maybe(fc.dictionary(fc.constantFrom('cpu', 'memory'), fc.constantFrom('1', '2Gi', 'x'))),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    volumeMounts: maybe(
+      fc.array(
+        fc.record(
+          { name: maybe(fc.constantFrom('data', 'nope')), mountPath: maybe(fc.constantFrom('/d', '')) },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 2 },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
+const podSpec = fc.record(
+  {
+    containers: maybe(fc.array(container, { maxLength: 3 })),
+    initContainers: maybe(fc.array(container, { maxLength: 1 })),
+    volumes: maybe(
+      fc.array(fc.record({ name: maybe(fc.constantFrom('data', 'data', 'Bad')) }, { requiredKeys: [] }), {
+        maxLength: 2,
+      }),
+    ),
+    restartPolicy: maybe(fc.constantFrom('Always', 'Never', 'Sometimes')),
+    activeDeadlineSeconds: maybe(fc.integer()),
+    hostNetwork: maybe(fc.boolean()),
+  },
+  { requiredKeys: [] },
+);
+const labels = fc.dictionary(fc.constantFrom('app', 'v', 'bad key'), fc.constantFrom('a', 'b', ''), {
+  maxKeys: 2,
+});
+const cloneSetSpec = fc.record(
+  {
+    replicas: maybe(fc.integer({ min: -2, max: 10 })),
+    selector: maybe(selector),
+    template: maybe(
+      fc.record(
+        { metadata: maybe(fc.record({ labels: maybe(labels) }, { requiredKeys: [] })), spec: maybe(podSpec) },
+        { requiredKeys: [] },
+      ),
+    ),
+    volumeClaimTemplates: maybe(
+      fc.array(
+        fc.record(
+          { metadata: maybe(fc.record({ name: maybe(fc.constantFrom('data', '')) }, { requiredKeys: [] })) },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 2 },
+      ),
+    ),
+    scaleStrategy: maybe(
+      fc.record(
+        {
+          podsToDelete: maybe(fc.array(fc.constantFrom('p', 'p', 'missing'), { maxLength: 3 })),
+          maxUnavailable: maybe(intOrPercent),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    updateStrategy: maybe(
+      fc.record(
+        {
+          type: maybe(fc.constantFrom('ReCreate', 'InPlaceIfPossible', 'InPlaceOnly', 'OnDelete', '')),
+          partition: maybe(intOrPercent),
+          maxUnavailable: maybe(intOrPercent),
+          maxSurge: maybe(intOrPercent),
+          paused: maybe(fc.boolean()),
+          priorityStrategy: maybe(
+            fc.record(
+              {
+                weightPriority: maybe(
+                  fc.array(
+                    fc.record({ weight: fc.integer({ min: -1, max: 101 }), matchSelector: selector }),
+                    { maxLength: 2 },
+                  ),
+                ),
+                orderPriority: maybe(
+                  fc.array(fc.record({ orderedKey: fc.constantFrom('k', '') }), { maxLength: 2 }),
+                ),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+          scatterStrategy: maybe(
+            fc.array(fc.record({ key: fc.constantFrom('k', ''), value: fc.constantFrom('v', 'w') }), {
+              maxLength: 3,
+            }),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    minReadySeconds: maybe(fc.integer({ min: -1, max: 100 })),
+    progressDeadlineSeconds: maybe(fc.integer({ min: -1, max: 200 })),
+  },
+  { requiredKeys: [] },
+);
+const podObject = fc.record(
+  {
+    metadata: maybe(
+      fc.record(
+        {
+          name: maybe(fc.constantFrom('p', '')),
+          generateName: maybe(fc.constantFrom('cs-', 'x'.repeat(80))),
+          annotations: maybe(fc.constant({ 'apps.kruise.io/container-launch-priority': 'Ordered' })),
+          ownerReferences: maybe(
+            fc.constant([
+              {
+                apiVersion: 'apps.kruise.io/v1alpha1',
+                kind: 'CloneSet',
+                name: 'cs',
+                uid: 'u',
+                controller: true,
+              },
+            ]),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    spec: maybe(podSpec),
+  },
+  { requiredKeys: [] },
+);
+
 const objectOf = (spec: fc.Arbitrary<unknown>) =>
   fc.oneof(
     { weight: 8, arbitrary: fc.record({ metadata: fc.constant({ name: 'x', namespace: 'default' }), spec }) },
@@ -201,6 +358,12 @@ const specs: Record<string, fc.Arbitrary<unknown>> = {
   ImageListPullJob: jobSpec,
   NodeImage: nodeImageSpec,
   ContainerRecreateRequest: crrSpec,
+  CloneSet: cloneSetSpec,
+};
+
+/** Kinds whose generated objects are whole objects rather than a spec. */
+const objects: Record<string, fc.Arbitrary<unknown>> = {
+  Pod: fc.oneof({ weight: 9, arbitrary: podObject }, { weight: 1, arbitrary: weird }),
 };
 
 /** How the generated requests were answered (so the property is known to reach past decoding). */
@@ -209,7 +372,7 @@ const seen = new Map<string, number>();
 describe('admission handlers under generated malformed objects', () => {
   for (const route of routes) {
     it(`${route.mutating ? 'mutating' : 'validating'} ${route.kind}: allowed or denied (4xx) with a message, never a crash`, async () => {
-      const arb = objectOf(specs[route.kind]!);
+      const arb = objects[route.kind] ?? objectOf(specs[route.kind]!);
       await fc.assert(
         fc.asyncProperty(arb, arb, fc.constantFrom('CREATE' as const, 'UPDATE' as const), (obj, old, op) =>
           check(route.handler, obj, old, op),

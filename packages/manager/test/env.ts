@@ -29,8 +29,10 @@ export async function startEnv(
       body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
     });
   }
-  for (const ns of ['kruise-system', 'kruise-daemon-config'])
-    await client.create(Resources.Namespace, { metadata: { name: ns } });
+  await client.create(Resources.Namespace, {
+    metadata: { name: 'kruise-system', labels: { 'control-plane': 'controller-manager' } },
+  });
+  await client.create(Resources.Namespace, { metadata: { name: 'kruise-daemon-config' } });
   const options = parseOptions([
     '--metrics-addr=127.0.0.1:0',
     '--health-probe-addr=127.0.0.1:0',

@@ -3,9 +3,9 @@ import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEPLOY_FEATURE_GATES } from '@kruise/deploy';
+import { DEPLOY_FEATURE_GATES, namespaces } from '@kruise/deploy';
 import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
-import { type KubeClient, Resources } from '@kruise/runtime';
+import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { parse } from 'yaml';
 
 /** The repository root. */
@@ -118,8 +118,8 @@ export async function installKruiseApi(client: KubeClient, gates = DEPLOY_FEATUR
       client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }),
     );
   }
-  for (const ns of ['kruise-system', 'kruise-daemon-config'])
-    await ignoreExists(() => client.create(Resources.Namespace, { metadata: { name: ns } }));
+  for (const ns of namespaces())
+    await ignoreExists(() => client.create(Resources.Namespace, ns as KubeObject));
   const configs = webhookConfigurations(parseFeatureGates(gates));
   await ignoreExists(() => client.create(Resources.MutatingWebhookConfiguration, configs.mutating));
   await ignoreExists(() => client.create(Resources.ValidatingWebhookConfiguration, configs.validating));

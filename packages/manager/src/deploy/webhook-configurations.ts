@@ -21,11 +21,18 @@ export function webhookConfigurations(gates: FeatureGates, namespace = WEBHOOK_N
     failurePolicy: 'Fail',
     timeoutSeconds: 30,
     clientConfig: { service: { name: WEBHOOK_NAMES.service, namespace, path: r.path, port: 443 } },
+    ...(r.skipNamespacesLabelled
+      ? {
+          namespaceSelector: {
+            matchExpressions: [{ key: r.skipNamespacesLabelled, operator: 'DoesNotExist' }],
+          },
+        }
+      : {}),
     rules: [
       {
-        apiGroups: [GROUP],
-        apiVersions: [VERSION],
-        operations: ['CREATE', 'UPDATE'],
+        apiGroups: [r.group ?? GROUP],
+        apiVersions: [r.version ?? VERSION],
+        operations: r.operations ?? ['CREATE', 'UPDATE'],
         resources: [r.plural],
         scope: '*',
       },

@@ -1,8 +1,14 @@
 import { shapeError } from '@kruise/api/schemas';
 import { type AdmissionRequest, type AdmissionResponse, denied } from '@kruise/runtime';
+import { goDecodeError } from '../workload/revision/go-encode.ts';
 
 const isObject = (v: unknown): v is Record<string, any> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Fields of a kind's spec that hold core/v1 structs (their CRD schema keeps unknown fields). */
+const EMBEDDED: Record<string, Record<string, string>> = {
+  CloneSet: { template: 'PodTemplateSpec', volumeClaimTemplates: '[]PersistentVolumeClaim' },
+};
 
 /**
  * The request's object when it has the shape the handlers read (an object whose `spec`, if any,
@@ -32,6 +38,13 @@ export function decodeObject<T>(
   }
   const shape = shapeError(kind, obj);
   if (shape) return { response: denied(400, shape) };
+  // Built-in types embedded in a kind (a workload's pod template) are checked as Go decodes them.
+  const embedded = EMBEDDED[kind];
+  const spec = obj.spec as Record<string, unknown> | undefined;
+  for (const [field, type] of Object.entries(embedded ?? {})) {
+    const e = goDecodeError(spec?.[field], type, kind, `spec.${field}`);
+    if (e) return { response: denied(400, e) };
+  }
   return { obj: obj as T };
 }
 

@@ -1,5 +1,8 @@
 import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { FeatureGates } from '../features.ts';
+import { mutateCloneSet } from './cloneset/mutating.ts';
+import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
 import { mutateImageListPullJob } from './imagelistpulljob/mutating.ts';
 import { validateImageListPullJob } from './imagelistpulljob/validating.ts';
@@ -7,6 +10,7 @@ import { mutateImagePullJob } from './imagepulljob/mutating.ts';
 import { validateImagePullJob } from './imagepulljob/validating.ts';
 import { mutateNodeImage } from './nodeimage/mutating.ts';
 import { validateNodeImage } from './nodeimage/validating.ts';
+import { mutatePod } from './pod/mutating.ts';
 
 /** One webhook: its path (upstream's ≤1.8 spelling, the one our configurations use) and handler. */
 export interface WebhookRoute {
@@ -15,6 +19,13 @@ export interface WebhookRoute {
   mutating: boolean;
   path: string;
   handler: AdmissionHandler;
+  /** API group and version of the resource (apps.kruise.io/v1alpha1 when absent). */
+  group?: string;
+  version?: string;
+  /** Operations the webhook sees (CREATE and UPDATE when absent). */
+  operations?: string[];
+  /** Namespaces it skips: those with this label key. */
+  skipNamespacesLabelled?: string;
 }
 
 /** A lookup for generating configurations, where no request is ever served. */
@@ -23,7 +34,7 @@ const NO_LOOKUP: CrrLookup = {
   node: () => Promise.reject(new Error('no API access')),
 };
 
-/** Every webhook of kruise-manager: the image kinds' and ContainerRecreateRequest's. */
+/** Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's and the pod pipeline (gate PodWebhook). */
 export function webhookRoutes(gates: FeatureGates, crrLookup: CrrLookup = NO_LOOKUP): WebhookRoute[] {
   return [
     {
@@ -75,6 +86,40 @@ export function webhookRoutes(gates: FeatureGates, crrLookup: CrrLookup = NO_LOO
       path: '/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest',
       handler: mutateContainerRecreateRequest(gates, crrLookup),
     },
+    {
+      kind: 'CloneSet',
+      plural: 'clonesets',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-v1alpha1-cloneset',
+      handler: mutateCloneSet(gates),
+    },
+    {
+      kind: 'CloneSet',
+      plural: 'clonesets',
+      mutating: false,
+      path: '/validate-apps-kruise-io-v1alpha1-cloneset',
+      operations: ['CREATE', 'UPDATE', 'DELETE'],
+      handler: validateCloneSet(gates, async (ns, name) => {
+        const pod = await crrLookup.pod(ns, name);
+        if (!pod) throw new Error(`pods "${name}" not found`);
+        return pod as Pod;
+      }),
+    },
+    ...(gates.enabled('PodWebhook')
+      ? [
+          {
+            kind: 'Pod',
+            plural: 'pods',
+            mutating: true,
+            path: '/mutate-pod',
+            group: '',
+            version: 'v1',
+            operations: ['CREATE'],
+            skipNamespacesLabelled: 'control-plane',
+            handler: mutatePod(gates),
+          },
+        ]
+      : []),
   ];
 }
 

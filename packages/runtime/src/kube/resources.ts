@@ -66,6 +66,9 @@ export const Resources = {
     'ContainerRecreateRequest',
     true,
   ),
+  CloneSet: ref(GROUP, VERSION, 'clonesets', 'CloneSet', true),
+  ControllerRevision: ref('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true),
+  PersistentVolumeClaim: ref('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true),
 } as const;
 
 /** `apiVersion` of a resource. */

@@ -1,5 +1,6 @@
 import { canonicalQuantity } from '../quantity.ts';
 import { GO_STRUCTS } from './go-types.ts';
+import { KRUISE_GO_STRUCTS } from './go-types-kruise.ts';
 
 interface Field {
   json: string;
@@ -13,7 +14,7 @@ const parsed = new Map<string, Field[]>();
 function fieldsOf(struct: string): Field[] {
   let fields = parsed.get(struct);
   if (fields) return fields;
-  const spec = GO_STRUCTS[struct];
+  const spec = GO_STRUCTS[struct] ?? KRUISE_GO_STRUCTS[struct];
   if (spec === undefined) throw new Error(`no Go struct ${struct}`);
   fields = [];
   for (const token of spec.split(' ').filter(Boolean)) {
@@ -104,4 +105,90 @@ export function encodeStruct(value: Record<string, unknown>, struct: string): Re
     out[f.json] = v === undefined ? null : v;
   }
   return out;
+}
+
+const jsonKind = (v: unknown) =>
+  Array.isArray(v)
+    ? 'array'
+    : v === null
+      ? 'null'
+      : typeof v === 'number'
+        ? 'number'
+        : typeof v === 'object'
+          ? 'object'
+          : typeof v;
+
+/** A Go type's name as encoding/json reports it (`[]v1.Container`, `map[string]string`, `int32`). */
+function goTypeName(type: string): string {
+  if (type.startsWith('*')) return goTypeName(type.slice(1));
+  if (type.startsWith('[]')) return `[]${goTypeName(type.slice(2))}`;
+  if (type.startsWith('{}')) return `map[string]${goTypeName(type.slice(2))}`;
+  const scalar: Record<string, string> = {
+    s: 'string',
+    i: 'int32',
+    f: 'float64',
+    b: 'bool',
+    q: 'resource.Quantity',
+    ios: 'intstr.IntOrString',
+    t: 'v1.Time',
+  };
+  return scalar[type] ?? `v1.${type}`;
+}
+
+/**
+ * Where `value` cannot be decoded into the Go type (a string where an object belongs, an object
+ * where a list belongs …), as Go's message: `json: cannot unmarshal string into Go struct field
+ * CloneSet.spec.template.spec.containers of type []v1.Container`; undefined when it can.
+ */
+export function goDecodeError(value: unknown, type: string, root: string, path: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const fail = () =>
+    `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${root}.${path} of type ${goTypeName(type)}`;
+  if (type.startsWith('*')) return goDecodeError(value, type.slice(1), root, path);
+  if (type.startsWith('[]')) {
+    if (!Array.isArray(value)) return fail();
+    for (const v of value) {
+      const e = goDecodeError(v, type.slice(2), root, path);
+      if (e) return e;
+    }
+    return undefined;
+  }
+  if (type.startsWith('{}')) {
+    if (jsonKind(value) !== 'object') return fail();
+    for (const [k, v] of Object.entries(value as object)) {
+      const e = goDecodeError(v, type.slice(2), root, `${path}.${k}`);
+      if (e) return e;
+    }
+    return undefined;
+  }
+  switch (type) {
+    case 's':
+      return typeof value === 'string' ? undefined : fail();
+    case 'i':
+      return typeof value === 'number' && Number.isInteger(value) ? undefined : fail();
+    case 'f':
+      return typeof value === 'number' ? undefined : fail();
+    case 'b':
+      return typeof value === 'boolean' ? undefined : fail();
+    case 'q':
+    case 'ios':
+      return typeof value === 'string' || typeof value === 'number' ? undefined : fail();
+    case 't':
+      return typeof value === 'string' ? undefined : fail();
+    case 'raw':
+      return undefined;
+    default: {
+      if (jsonKind(value) !== 'object') return fail();
+      for (const f of fieldsOf(type)) {
+        const e = goDecodeError(
+          (value as Record<string, unknown>)[f.json],
+          f.type,
+          root,
+          path ? `${path}.${f.json}` : f.json,
+        );
+        if (e) return e;
+      }
+      return undefined;
+    }
+  }
 }

@@ -1,0 +1,123 @@
+/**
+ * apimachinery's field.Error and ErrorList.ToAggregate, so denials read exactly as a Go webhook's:
+ * `spec.replicas: Invalid value: -1: must be greater than or equal to 0`, several joined as
+ * `[a, b]`.
+ */
+
+/** A value as Go's `%#v` prints it, for the few Go types our messages show. */
+export class GoValue {
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** One field error. */
+export interface FieldError {
+  type:
+    | 'Invalid value'
+    | 'Required value'
+    | 'Forbidden'
+    | 'Unsupported value'
+    | 'Duplicate value'
+    | 'Not found';
+  field: string;
+  value?: unknown;
+  detail?: string;
+}
+
+const quote = (s: string) => JSON.stringify(s);
+
+function valueText(v: unknown): string {
+  if (v instanceof GoValue) return v.text;
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'string') return quote(v);
+  return String(v);
+}
+
+/** The error's text (field.Error.Error()). */
+export function fieldErrorText(e: FieldError): string {
+  let body: string;
+  if (e.type === 'Required value' || e.type === 'Forbidden') body = e.type;
+  else body = `${e.type}: ${valueText(e.value)}`;
+  if (e.detail) body += `: ${e.detail}`;
+  return `${e.field}: ${body}`;
+}
+
+/** The message of a list of errors (duplicates dropped; one as is, several as `[a, b]`). */
+export function aggregate(errors: FieldError[]): string {
+  const texts = [...new Set(errors.map(fieldErrorText))];
+  return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
+}
+
+export const invalid = (field: string, value: unknown, detail: string): FieldError => ({
+  type: 'Invalid value',
+  field,
+  value,
+  detail,
+});
+export const required = (field: string, detail = ''): FieldError => ({
+  type: 'Required value',
+  field,
+  detail,
+});
+export const forbidden = (field: string, detail: string): FieldError => ({
+  type: 'Forbidden',
+  field,
+  detail,
+});
+export const duplicate = (field: string, value: unknown): FieldError => ({
+  type: 'Duplicate value',
+  field,
+  value,
+});
+export const notFound = (field: string, value: unknown): FieldError => ({ type: 'Not found', field, value });
+export const notSupported = (field: string, value: unknown, supported: string[]): FieldError => ({
+  type: 'Unsupported value',
+  field,
+  value,
+  detail: `supported values: ${supported.map(quote).join(', ')}`,
+});
+
+/** `map[string]string{"a":"b"}` (keys sorted), or `map[string]string(nil)`. */
+export function goStringMap(m: Record<string, string> | undefined | null): GoValue {
+  if (!m) return new GoValue('map[string]string(nil)');
+  const entries = Object.keys(m)
+    .sort()
+    .map((k) => `${quote(k)}:${quote(m[k]!)}`);
+  return new GoValue(`map[string]string{${entries.join(', ')}}`);
+}
+
+/** `[]string{"a", "b"}`, or `[]string(nil)`. */
+export function goStringSlice(s: string[] | undefined | null): GoValue {
+  return new GoValue(s ? `[]string{${s.map(quote).join(', ')}}` : '[]string(nil)');
+}
+
+/** A metav1.LabelSelector as `%#v` prints it. */
+export function goLabelSelector(
+  s: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined,
+): GoValue {
+  if (!s) return new GoValue('null');
+  const exprs = s.matchExpressions
+    ? `[]v1.LabelSelectorRequirement{${(
+        s.matchExpressions as { key: string; operator: string; values?: string[] }[]
+      )
+        .map(
+          (e) =>
+            `v1.LabelSelectorRequirement{Key:${quote(e.key)}, Operator:${quote(e.operator)}, Values:${goStringSlice(e.values).text}}`,
+        )
+        .join(', ')}}`
+    : '[]v1.LabelSelectorRequirement(nil)';
+  return new GoValue(
+    `v1.LabelSelector{MatchLabels:${goStringMap(s.matchLabels).text}, MatchExpressions:${exprs}}`,
+  );
+}
+
+/** An intstr.IntOrString as `%#v` prints it (Type 0 = int, 1 = string). */
+export function goIntOrString(v: number | string | undefined | null): GoValue {
+  if (v === undefined || v === null) return new GoValue('null');
+  return typeof v === 'number'
+    ? new GoValue(`intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}`)
+    : new GoValue(`intstr.IntOrString{Type:1, IntVal:0, StrVal:${quote(v)}}`);
+}

@@ -1,0 +1,67 @@
+import { type AdmissionHandler, type AdmissionRequest, allowed, denied, patched } from '@kruise/runtime';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { FeatureGates } from '../../features.ts';
+import { goDecodeError } from '../../workload/revision/go-encode.ts';
+import { BadPodError, injectLaunchPriority } from './launch-priority.ts';
+import { injectKruisePodReadyGate } from './readiness-gate.ts';
+
+/** One step of the pod pipeline: changes the pod (returning true) or leaves it (false); throws → 500. */
+export interface PodMutation {
+  name: string;
+  mutate(pod: Pod, request: AdmissionRequest): boolean;
+}
+
+/**
+ * The steps of `mpod.kb.io` in upstream's fixed order. Upstream runs, in this order: the
+ * KruisePodReady readiness gate, WorkloadSpread, SidecarSet, container launch priority (after
+ * SidecarSet, so injected sidecars may carry priorities), PodUnavailableBudget's related-pub
+ * annotation, PersistentPodState, enhanced liveness probe and serverless PodProbeMarker. Only the
+ * implemented ones are listed; each later feature inserts its step at its place here.
+ */
+export function podMutations(gates: FeatureGates, random: () => number = Math.random): PodMutation[] {
+  return [
+    {
+      name: 'KruisePodReadinessGate',
+      mutate: (pod) => injectKruisePodReadyGate(pod, gates.enabled('KruisePodReadinessGate')),
+    },
+    // WorkloadSpread (gate WorkloadSpread) goes here.
+    // SidecarSet goes here.
+    { name: 'ContainerLaunchPriority', mutate: (pod) => injectLaunchPriority(pod, random) },
+    // PodUnavailableBudget (gates PodUnavailableBudget*Gate), PersistentPodState,
+    // EnhancedLivenessProbe and PodProbeMarker on serverless go here, in that order.
+  ];
+}
+
+/**
+ * The pod mutating webhook `mpod.kb.io` (CREATE on pods; the configuration skips namespaces
+ * labelled `control-plane`): runs the pipeline on one copy of the pod and answers one JSON patch.
+ */
+export function mutatePod(gates: FeatureGates, random: () => number = Math.random): AdmissionHandler {
+  const steps = podMutations(gates, random);
+  return (request) => {
+    if (request.operation !== 'CREATE' || request.subResource) return allowed();
+    const raw = request.object;
+    if (raw === undefined || raw === null) return denied(400, 'there is no content to decode');
+    if (typeof raw !== 'object' || Array.isArray(raw))
+      return denied(
+        400,
+        `json: cannot unmarshal ${Array.isArray(raw) ? 'array' : typeof raw} into Go value of type v1.Pod`,
+      );
+    const undecodable = goDecodeError(raw, 'Pod', 'Pod', '');
+    if (undecodable) return denied(400, undecodable);
+    // The namespace of the request stands in for a missing one; it is not written back.
+    const base = structuredClone(raw) as Pod;
+    base.metadata ??= {};
+    if (!base.metadata.namespace && request.namespace) base.metadata.namespace = request.namespace;
+    const pod = structuredClone(base);
+    let changed = false;
+    for (const step of steps) {
+      try {
+        if (step.mutate(pod, request)) changed = true;
+      } catch (err) {
+        return denied(err instanceof BadPodError ? 400 : 500, (err as Error).message);
+      }
+    }
+    return changed ? patched(base, pod) : allowed();
+  };
+}
