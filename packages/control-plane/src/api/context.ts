@@ -1,11 +1,5 @@
+import type { UserInfo } from '../auth/attributes.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
-
-/** Who is asking. */
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-}
 
 /** Options that shape one write. */
 export interface WriteOptions {

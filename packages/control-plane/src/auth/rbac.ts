@@ -1,18 +1,6 @@
-import type { UserInfo } from '../api/context.ts';
 import type { KubeObject } from '../registry/types.ts';
 import type { Store } from '../store/store.ts';
-
-/** What an authorizer decides on. */
-export interface Attributes {
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  /** Set for non-resource requests (`/healthz`, `/version`, …). */
-  path?: string;
-}
+import type { Attributes, UserInfo } from './attributes.ts';
 
 /** Paths every authenticated user may GET (kube-apiserver's system:discovery and public-info roles). */
 const DISCOVERY_PATHS = ['/api', '/apis', '/version', '/healthz', '/readyz', '/livez', '/openapi'];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { UserInfo } from '../api/context.ts';
+import type { UserInfo } from './attributes.ts';
 
 interface IssuedToken {
   user: UserInfo;

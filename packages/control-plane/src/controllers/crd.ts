@@ -1,5 +1,5 @@
-import type { UserInfo } from '../api/context.ts';
 import { nowRFC3339 } from '../api/context.ts';
+import type { UserInfo } from '../auth/attributes.ts';
 import { resourceTypesOfCrd } from '../registry/crd-types.ts';
 import type { KubeObject } from '../registry/types.ts';
 import { BuiltinController, type ControllerDeps } from './deps.ts';

@@ -1,4 +1,4 @@
-import type { UserInfo } from '../api/context.ts';
+import type { UserInfo } from '../auth/attributes.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
 import type { ChangeEvent } from '../store/store.ts';
 import { BuiltinController, type ControllerDeps } from './deps.ts';

@@ -1,4 +1,4 @@
-import type { UserInfo } from '../api/context.ts';
+import type { UserInfo } from '../auth/attributes.ts';
 import { BuiltinController, type ControllerDeps } from './deps.ts';
 
 const NAMESPACE_USER: UserInfo = {

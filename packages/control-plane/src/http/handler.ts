@@ -1,10 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from '../api/context.ts';
-import type { ObjectService } from '../api/objects.ts';
-import type { AuditTrail } from '../audit.ts';
-import type { Attributes, RbacAuthorizer } from '../auth/rbac.ts';
+import type { Attributes, UserInfo } from '../auth/attributes.ts';
 import { forbiddenMessage } from '../auth/rbac.ts';
-import type { TokenAuthenticator } from '../auth/tokens.ts';
 import {
   ApiError,
   forbidden,
@@ -13,41 +9,13 @@ import {
   pathNotFound,
   unauthorized,
 } from '../errors.ts';
-import type { FaultInjector } from '../faults.ts';
-import type { ResourceRegistry } from '../registry/registry.ts';
 import { resourceKey } from '../registry/types.ts';
-import type { Store } from '../store/store.ts';
+import type { HandlerDeps } from './deps.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.ts';
 import { groupVersionOfPath, openApiV3Document, openApiV3Index } from './openapi.ts';
 import { parseRequestInfo, type RequestInfo } from './request-info.ts';
 import { ResourceHandler } from './resource-handler.ts';
-
-/** Everything the HTTP layer needs. */
-export interface HandlerDeps {
-  store: Store;
-  registry: ResourceRegistry;
-  objects: ObjectService;
-  tokens: TokenAuthenticator;
-  rbac: RbacAuthorizer;
-  audit: AuditTrail;
-  faults: FaultInjector;
-  bookmarkIntervalMs: number;
-}
-
-/** Writes a JSON response. */
-export function sendJson(res: ServerResponse, code: number, body: unknown, raw?: string): void {
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  const text = raw ?? JSON.stringify(body);
-  res.writeHead(code, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-cache, private',
-  });
-  res.end(text);
-}
+import { sendJson } from './respond.ts';
 
 /** The API server's request handler: authentication, authorization, audit, then routing. */
 export class ApiHandler {

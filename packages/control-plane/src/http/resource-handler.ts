@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from '../api/context.ts';
 import { nowRFC3339 } from '../api/context.ts';
 import type { DeleteOptions } from '../api/objects.ts';
+import type { UserInfo } from '../auth/attributes.ts';
 import {
   ApiError,
   badRequest,
@@ -18,11 +18,11 @@ import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '.
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
 import { parseJson, readBody, readRawBody } from './body.ts';
-import type { HandlerDeps } from './handler.ts';
-import { sendJson } from './handler.ts';
+import type { HandlerDeps } from './deps.ts';
 import { streamPodLog } from './pod-log.ts';
 import { decodeBuiltinObject, decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { RequestInfo } from './request-info.ts';
+import { sendJson } from './respond.ts';
 import { applyScale, toScale } from './scale.ts';
 import { toTable, wantsTable } from './table.ts';
 import { selectableFieldsOf, Watcher } from './watcher.ts';

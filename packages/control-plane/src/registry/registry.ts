@@ -1,6 +1,22 @@
+import { ACCESS_REVIEW_RESOURCES } from './builtins/access-reviews.ts';
+import { API_EXTENSION_RESOURCES } from './builtins/api-extensions.ts';
+import { APPS_RESOURCES } from './builtins/apps.ts';
+import { COORDINATION_RESOURCES } from './builtins/coordination.ts';
 import { CORE_RESOURCES } from './builtins/core.ts';
-import { OTHER_RESOURCES } from './builtins/others.ts';
+import { EVENT_RESOURCES } from './builtins/events.ts';
+import { RBAC_RESOURCES } from './builtins/rbac.ts';
 import { type ResourceType, resourceKey } from './types.ts';
+
+/** Every built-in resource, in the order discovery lists them. */
+const BUILTIN_RESOURCES: ResourceType[] = [
+  ...CORE_RESOURCES,
+  ...EVENT_RESOURCES,
+  ...APPS_RESOURCES,
+  ...COORDINATION_RESOURCES,
+  ...API_EXTENSION_RESOURCES,
+  ...RBAC_RESOURCES,
+  ...ACCESS_REVIEW_RESOURCES,
+];
 
 /** The resources the server knows: built-ins plus those of established CRDs. */
 export class ResourceRegistry {
@@ -8,7 +24,7 @@ export class ResourceRegistry {
   private readonly byGroupVersionPlural = new Map<string, ResourceType>();
 
   constructor() {
-    for (const type of [...CORE_RESOURCES, ...OTHER_RESOURCES]) this.add(type);
+    for (const type of BUILTIN_RESOURCES) this.add(type);
   }
 
   /** Adds or replaces a resource type. */

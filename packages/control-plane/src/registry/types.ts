@@ -1,4 +1,4 @@
-import type { Attributes } from '../auth/rbac.ts';
+import type { Attributes } from '../auth/attributes.ts';
 import type { StatusCause } from '../errors.ts';
 
 /** A Kubernetes object as JSON. */

@@ -1,0 +1,18 @@
+/** Who is asking. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+}
+
+/** What an authorizer decides on. */
+export interface Attributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  /** Set for non-resource requests (`/healthz`, `/version`, …). */
+  path?: string;
+}
