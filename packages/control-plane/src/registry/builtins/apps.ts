@@ -2,6 +2,7 @@ import { AGE_COLUMN, column } from '../columns.ts';
 import type { ResourceType } from '../types.ts';
 import { builtin } from './define.ts';
 import { required } from './validation.ts';
+import { WORKLOAD_SET_RESOURCES } from './workload-sets.ts';
 
 const n = (v: unknown) => (typeof v === 'number' ? v : 0);
 
@@ -68,4 +69,5 @@ export const APPS_RESOURCES: ResourceType[] = [
     },
     validate: (o) => (o.spec?.selector ? [] : [required('spec.selector')]),
   }),
+  ...WORKLOAD_SET_RESOURCES,
 ];

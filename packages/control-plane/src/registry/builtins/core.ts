@@ -2,6 +2,7 @@ import { badRequest, type StatusCause } from '../../errors.ts';
 import { AGE_COLUMN, age, column, countKeys } from '../columns.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { builtin } from './define.ts';
+import { defaultPodSpec } from './pod-defaults.ts';
 import { dns1123LabelError, invalidValue, required } from './validation.ts';
 
 function podReady(pod: KubeObject): string {
@@ -21,7 +22,8 @@ function podStatus(pod: KubeObject): string {
   return reason;
 }
 
-function validatePod(pod: KubeObject): StatusCause[] {
+/** Checks a pod's containers as kube-apiserver does (the subset served here). */
+export function validatePod(pod: KubeObject): StatusCause[] {
   const containers = pod.spec?.containers;
   if (!Array.isArray(containers) || containers.length === 0) return [required('spec.containers')];
   const causes: StatusCause[] = [];
@@ -45,23 +47,7 @@ function validatePod(pod: KubeObject): StatusCause[] {
 
 function defaultPod(pod: KubeObject): void {
   pod.spec ??= {};
-  const spec = pod.spec;
-  spec.restartPolicy ??= 'Always';
-  spec.terminationGracePeriodSeconds ??= 30;
-  spec.dnsPolicy ??= 'ClusterFirst';
-  spec.schedulerName ??= 'default-scheduler';
-  spec.securityContext ??= {};
-  spec.enableServiceLinks ??= true;
-  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
-    if (!c || typeof c !== 'object') continue;
-    c.terminationMessagePath ??= '/dev/termination-log';
-    c.terminationMessagePolicy ??= 'File';
-    const image = String(c.image ?? '');
-    const tag = image.includes('@') ? 'digest' : (image.split('/').pop() ?? '').split(':')[1];
-    c.imagePullPolicy ??= !tag || tag === 'latest' ? 'Always' : 'IfNotPresent';
-    c.resources ??= {};
-    for (const p of c.ports ?? []) if (p && typeof p === 'object') p.protocol ??= 'TCP';
-  }
+  defaultPodSpec(pod.spec);
   pod.status ??= {};
   pod.status.phase ??= 'Pending';
 }
