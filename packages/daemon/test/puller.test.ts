@@ -96,15 +96,40 @@ describe('ImagePuller on containerd', () => {
 
   it('fails a missing image after backoffLimit + 1 attempts with the runtime message and an event', async () => {
     const image = `${registry}/missing`;
-    const puller = await startPuller('p-missing', {
-      [image]: { tags: [{ ...tag('v1'), ownerReferences: [] }] },
-    });
+    const service = inFlightCounter();
+    const owner = {
+      apiVersion: 'apps.kruise.io/v1alpha1',
+      kind: 'ImagePullJob',
+      name: 'job-missing',
+      namespace: 'default',
+      uid: 'uid-job-missing',
+    };
+    const puller = await startPuller(
+      'p-missing',
+      { [image]: { tags: [{ ...tag('v1', 0, { backoffLimit: 2 }), ownerReferences: [owner] }] } },
+      { images: service },
+    );
     const failed = await until(async () => {
       const s = await tagStatus('p-missing', image, 'v1');
       return s?.phase === 'Failed' ? s : undefined;
     });
+    expect(service.calls).toBe(3);
     expect(failed.message).toMatch(/^rpc error: code = NOT_FOUND desc = failed to pull and unpack image/);
     expect((await nodeImage('p-missing')).status?.failed).toBe(1);
+    const onJob = await until(async () => {
+      const list = (
+        await client.list(Resources.Event, {
+          namespace: 'default',
+          fieldSelector: 'involvedObject.name=job-missing',
+        })
+      ).items;
+      return list.length ? list : undefined;
+    });
+    expect(onJob[0]).toMatchObject({
+      reason: 'PullImageFailed',
+      type: 'Warning',
+      message: `Failed to pull image ${image}:v1: ${failed.message}`,
+    });
     await puller.stop();
   });
 
@@ -174,10 +199,65 @@ describe('ImagePuller on containerd', () => {
   });
 
   it('never runs more pulls at once than --max-workers-for-pull-image', async () => {
+    const service = inFlightCounter();
     const tags = Array.from({ length: 6 }, (_, i) => tag(`t${i}`, 0, { backoffLimit: 0 }));
-    const puller = await startPuller('p-cap', { [`${registry}/capped`]: { tags } }, { maxWorkers: 2 });
+    const puller = await startPuller(
+      'p-cap',
+      { [`${registry}/capped`]: { tags } },
+      { maxWorkers: 2, images: service },
+    );
     await until(async () => ((await nodeImage('p-cap')).status?.failed === 6 ? true : undefined));
-    expect(puller.peakConcurrency).toBe(2);
+    expect(service.calls).toBe(6);
+    expect(service.peak.get('all')).toBe(2);
+    await puller.stop();
+  });
+
+  it('never runs more pulls at once from one registry than --max-workers-per-registry', async () => {
+    // Two registry names of one registry: 127.0.0.1:port and localhost:port are capped apart.
+    const other = registry.replace('127.0.0.1', 'localhost');
+    const service = inFlightCounter();
+    const tags = Array.from({ length: 3 }, (_, i) => tag(`t${i}`, 0, { backoffLimit: 0 }));
+    const puller = await startPuller(
+      'p-cap-registry',
+      { [`${registry}/capped`]: { tags }, [`${other}/capped`]: { tags } },
+      { maxWorkersPerRegistry: 1, images: service },
+    );
+    await until(async () => ((await nodeImage('p-cap-registry')).status?.failed === 6 ? true : undefined));
+    expect(service.calls).toBe(6);
+    expect(service.peak.get(registry)).toBe(1);
+    expect(service.peak.get(other)).toBe(1);
+    expect(service.peak.get('all')).toBe(2);
     await puller.stop();
   });
 });
+
+/**
+ * The containerd image service, counting PullImage calls in flight (overall and per registry) as
+ * they reach it; each call is held 200 ms first, so pulls that may overlap do.
+ */
+function inFlightCounter() {
+  const service = new CriImageService(cri, 'containerd');
+  const now = new Map<string, number>();
+  const peak = new Map<string, number>();
+  const counter = {
+    name: service.name,
+    calls: 0,
+    peak,
+    present: service.present.bind(service),
+    pull: async (image: string, options: Parameters<typeof service.pull>[1]) => {
+      counter.calls++;
+      const keys = ['all', image.slice(0, image.indexOf('/'))];
+      for (const k of keys) {
+        now.set(k, (now.get(k) ?? 0) + 1);
+        peak.set(k, Math.max(peak.get(k) ?? 0, now.get(k)!));
+      }
+      try {
+        await new Promise((r) => setTimeout(r, 200));
+        return await service.pull(image, options);
+      } finally {
+        for (const k of keys) now.set(k, now.get(k)! - 1);
+      }
+    },
+  };
+  return counter;
+}

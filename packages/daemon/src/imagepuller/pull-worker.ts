@@ -8,6 +8,7 @@ import {
 import type { Logger } from '@kruise/runtime/log/logger';
 import type { Credential } from '../auth/keyring.ts';
 import type { ImageService } from '../runtime/image-service.ts';
+import type { PullOutcome } from './events.ts';
 import type { Semaphore } from './semaphore.ts';
 
 /** What a worker reports as it goes. */
@@ -21,13 +22,7 @@ export interface WorkerContext {
   credentials: (image: string) => Promise<Credential[]>;
   log: Logger;
   /** Result of each finished pull, for metrics and events. */
-  onFinished?: (result: {
-    image: string;
-    tag: string;
-    ok: boolean;
-    seconds: number;
-    message: string;
-  }) => void;
+  onFinished?: (result: PullOutcome) => void;
   /** Backoff between attempts (default 1 s doubling up to 30 s). */
   backoff?: { initialMs: number; maxMs: number };
 }
