@@ -7,7 +7,7 @@ import { Resources } from '@kruise/runtime/kube/resources';
 import type { Logger } from '@kruise/runtime/log/logger';
 import type { ImageService } from '../runtime/image-service.ts';
 import { PullCredentials } from './credentials.ts';
-import { type PullOutcome, PullEvents } from './events.ts';
+import { PullEvents, type PullOutcome } from './events.ts';
 import { PullWorker, type WorkerContext } from './pull-worker.ts';
 import { Semaphore } from './semaphore.ts';
 import { buildNodeImageStatus } from './status.ts';
