@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatKubeletContainerHash, kubeletContainerHash } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { CriClient } from '@kruise/cri/client';
 import { LocalNode } from '@kruise/local-node';
@@ -61,6 +63,7 @@ describe('local node', () => {
     expect(n.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('True');
     expect(n.status.nodeInfo.containerRuntimeVersion).toMatch(/^containerd:\/\//);
     expect(n.metadata?.labels?.['kubernetes.io/hostname']).toBe('ln-1');
+    expect(n.status.nodeInfo.kubeletVersion).toMatch(/^v1\.33\.\d+/);
   });
 
   it('runs a two-container pod with kubelet labels and reports it Running and Ready', async () => {
@@ -105,6 +108,82 @@ describe('local node', () => {
       /not found/i,
     );
   });
+
+  it("restarts a running container whose image changed, as kubelet: preStop, same pod, restartCount + 1, the running image's ID", async () => {
+    const spec = pod('upd');
+    spec.spec.containers[0]!.command = [
+      'sh',
+      '-c',
+      "trap 'exit 0' TERM; cat /etc/image-version; while true; do sleep 0.2; done",
+    ];
+    (spec.spec.containers[0] as any).lifecycle = {
+      preStop: { exec: { command: ['sh', '-c', 'echo prestop-ran > /proc/1/fd/1'] } },
+    };
+    const created = await client.create(Resources.Pod, spec);
+    const first = await until(async () => {
+      const s = statusOf(await getPod('upd'), 'app');
+      return s?.state.running ? s : undefined;
+    });
+    expect(first.image).toBe(`${registry}/busybox:v1`);
+    expect(first.imageID).toMatch(new RegExp(`^${registry}/busybox@sha256:[0-9a-f]{64}$`));
+    const sidecarBefore = statusOf(await getPod('upd'), 'sidecar');
+    const setImage = async (image: string) => {
+      const p = await getPod('upd');
+      p.spec.containers[0].image = image;
+      await client.update(Resources.Pod, p);
+    };
+    await setImage(`${registry}/busybox:v2`);
+    const second = await until(async () => {
+      const s = statusOf(await getPod('upd'), 'app');
+      return s?.restartCount === 1 && s.state.running ? s : undefined;
+    });
+    const p = await getPod('upd');
+    expect(p.metadata?.uid).toBe(created.metadata?.uid);
+    expect(second.containerID).not.toBe(first.containerID);
+    expect(second.image).toBe(`${registry}/busybox:v2`);
+    expect(second.imageID).toMatch(new RegExp(`^${registry}/busybox@sha256:[0-9a-f]{64}$`));
+    expect(second.imageID).not.toBe(first.imageID);
+    expect(second.lastState.terminated).toMatchObject({ exitCode: 0, containerID: first.containerID });
+    // the other container is left alone
+    expect(statusOf(p, 'sidecar').containerID).toBe(sidecarBefore.containerID);
+    // the new container runs the new image and carries kubelet's 1.33 hash of name and image
+    await until(async () =>
+      (await podLog(client, 'upd', { container: 'app' })) === 'v2\n' ? true : undefined,
+    );
+    // preStop ran in the old container before it was stopped
+    expect(await podLog(client, 'upd', { container: 'app', previous: true })).toBe('v1\nprestop-ran\n');
+    const { status } = await cri.containerStatus(second.containerID.replace('containerd://', ''));
+    expect(status?.annotations['io.kubernetes.container.hash']).toBe(
+      formatKubeletContainerHash(kubeletContainerHash({ name: 'app', image: `${registry}/busybox:v2` })),
+    );
+    expect(status?.annotations['io.kubernetes.container.restartCount']).toBe('1');
+    const events = (await client.list(Resources.Event, { namespace: 'default' })).items.filter(
+      (e: any) => e.involvedObject.uid === created.metadata?.uid,
+    );
+    expect(events.map((e: any) => [e.reason, e.message, e.source?.component])).toContainEqual([
+      'Killing',
+      'Container app definition changed, will be restarted',
+      'kubelet',
+    ]);
+
+    // A second tag of the same image (same digest): the container restarts, the imageID stays.
+    execFileSync('skopeo', [
+      'copy',
+      '--quiet',
+      '--src-tls-verify=false',
+      '--dest-tls-verify=false',
+      `docker://${registry}/busybox:v2`,
+      `docker://${registry}/busybox:v2-again`,
+    ]);
+    await setImage(`${registry}/busybox:v2-again`);
+    const third = await until(async () => {
+      const s = statusOf(await getPod('upd'), 'app');
+      return s?.restartCount === 2 && s.state.running ? s : undefined;
+    });
+    expect(third.containerID).not.toBe(second.containerID);
+    expect(third.image).toBe(`${registry}/busybox:v2-again`);
+    expect(third.imageID).toBe(second.imageID);
+  }, 60_000);
 
   it('serves kubectl logs through the API server: current, previous, tail, timestamps, follow; errors as kube-apiserver', async () => {
     const talk = pod('talk');

@@ -10,6 +10,7 @@ export * from './go-json.ts';
 export * from './group.ts';
 export * from './image-reference.ts';
 export * from './keys.ts';
+export * from './kubelet-hash.ts';
 export * from './pod-defaults.ts';
 export type {
   CloneSet,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   CRI_CONTAINER_HASH_ANNOTATION,
   CRI_CONTAINER_NAME_LABEL,
@@ -9,9 +8,13 @@ import {
   CRI_POD_UID_LABEL,
   CRI_PRESTOP_HANDLER_ANNOTATION,
   CRI_TERMINATION_MESSAGE_PATH_ANNOTATION,
+  formatKubeletContainerHash,
+  kubeletContainerHash,
 } from '@kruise/api';
 import type { ContainerConfig } from '@kruise/cri/generated/runtime/v1/ContainerConfig';
 import type { PodSandboxConfig } from '@kruise/cri/generated/runtime/v1/PodSandboxConfig';
+import type { Container } from 'kubernetes-types/core/v1.js';
+import type { BoundPod } from './pod-runner.ts';
 
 /** kubelet's CRI label and annotation keys (the daemon reads them back). */
 export const KubeletKeys = {
@@ -34,7 +37,7 @@ export const KubeletKeys = {
 const HOST_NETWORK = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } as const;
 
 /** The CRI sandbox config of a pod, labelled as kubelet labels it, its logs under `logDirectory`. */
-export function sandboxConfig(pod: any, node: string, logDirectory = '', attempt = 0): PodSandboxConfig {
+export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', attempt = 0): PodSandboxConfig {
   const m = pod.metadata;
   return {
     metadata: { name: m.name, uid: m.uid, namespace: m.namespace, attempt },
@@ -46,17 +49,12 @@ export function sandboxConfig(pod: any, node: string, logDirectory = '', attempt
     },
     annotations: { ...(m.annotations ?? {}), [KubeletKeys.localNode]: node },
     linux: { securityContext: { namespaceOptions: HOST_NETWORK } },
-  } as PodSandboxConfig;
-}
-
-/** kubelet's container hash stand-in: a stable digest of the container's spec. */
-export function containerHash(container: unknown): string {
-  return createHash('sha256').update(JSON.stringify(container)).digest('hex').slice(0, 8);
+  };
 }
 
 /** Environment values kubelet resolves that a local node can: literals and pod field references. */
-function envOf(pod: any, container: any): { key: string; value: string }[] {
-  const fields: Record<string, string> = {
+function envOf(pod: BoundPod, container: Container): { key: string; value: string }[] {
+  const fields: Record<string, string | undefined> = {
     'metadata.name': pod.metadata.name,
     'metadata.namespace': pod.metadata.namespace,
     'metadata.uid': pod.metadata.uid,
@@ -67,7 +65,8 @@ function envOf(pod: any, container: any): { key: string; value: string }[] {
   const out: { key: string; value: string }[] = [];
   for (const e of container.env ?? []) {
     const ref = e.valueFrom?.fieldRef?.fieldPath;
-    if (ref && fields[ref] !== undefined) out.push({ key: e.name, value: fields[ref] });
+    const value = ref ? fields[ref] : undefined;
+    if (value !== undefined) out.push({ key: e.name, value });
     else if (!e.valueFrom) out.push({ key: e.name, value: String(e.value ?? '') });
   }
   return out;
@@ -77,10 +76,15 @@ function envOf(pod: any, container: any): { key: string; value: string }[] {
  * The CRI container config of one of a pod's containers at restart `attempt`, labelled as kubelet
  * labels it, its log at `logPath` (relative to the sandbox's log directory).
  */
-export function containerConfig(pod: any, container: any, attempt: number, logPath = ''): ContainerConfig {
+export function containerConfig(
+  pod: BoundPod,
+  container: Container,
+  attempt: number,
+  logPath = '',
+): ContainerConfig {
   const m = pod.metadata;
   const annotations: Record<string, string> = {
-    [KubeletKeys.hash]: containerHash(container),
+    [KubeletKeys.hash]: formatKubeletContainerHash(kubeletContainerHash(container)),
     [KubeletKeys.restartCount]: String(attempt),
     [KubeletKeys.terminationMessagePath]: container.terminationMessagePath ?? '/dev/termination-log',
     [KubeletKeys.terminationMessagePolicy]: container.terminationMessagePolicy ?? 'File',
@@ -105,5 +109,5 @@ export function containerConfig(pod: any, container: any, attempt: number, logPa
     annotations,
     logPath,
     linux: { securityContext: { namespaceOptions: HOST_NETWORK } },
-  } as ContainerConfig;
+  };
 }

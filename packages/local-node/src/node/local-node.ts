@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { CriClient } from '@kruise/cri/client';
 import {
   Controller,
+  EventRecorder,
   Informer,
   type KubeClient,
   type KubeObject,
@@ -15,7 +16,7 @@ import { KubeletKeys } from './kubelet-metadata.ts';
 import { KubeletServer } from './kubelet-server.ts';
 import { heartbeat, type NodeFacts, registerNode } from './node-registration.ts';
 import { PodLogs } from './pod-logs.ts';
-import { PodRunner } from './pod-runner.ts';
+import { type BoundPod, PodRunner } from './pod-runner.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 
 /** How a local node is run. */
@@ -35,6 +36,8 @@ export interface LocalNodeOptions {
   backoffInitialMs?: number;
   backoffMaxMs?: number;
   workers?: number;
+  /** How soon a container that could not start (e.g. a missing ConfigMap key) is tried again (default 10 s). */
+  retryMs?: number;
   /** Where the runtime writes container logs (kubelet: /var/log/pods). */
   podLogsDir?: string;
   /** Port of the kubelet server that answers `kubectl logs` on hostIP (0: any free port). */
@@ -60,10 +63,12 @@ export class LocalNode {
   private kubelet: KubeletServer | undefined;
   private logs: PodLogs | undefined;
   private relisting = false;
+  private readonly events: EventRecorder;
 
   constructor(options: LocalNodeOptions) {
     this.o = options;
     this.log = (options.logger ?? silentLogger).child({ node: options.nodeName });
+    this.events = new EventRecorder(options.client, 'kubelet', { host: options.nodeName, logger: this.log });
     this.pods = new Informer(options.client, {
       resource: Resources.Pod,
       fieldSelector: `spec.nodeName=${options.nodeName}`,
@@ -84,7 +89,7 @@ export class LocalNode {
           }
           return undefined;
         }
-        const wait = await this.runner!.sync(pod);
+        const wait = await this.runner!.sync(pod as BoundPod);
         return wait ? { requeueAfterMs: wait } : undefined;
       },
     });
@@ -123,6 +128,8 @@ export class LocalNode {
       runtimeName: version.runtimeName,
       backoff: new RestartBackoff(this.o.backoffInitialMs, this.o.backoffMaxMs),
       logs,
+      events: this.events,
+      retryMs: this.o.retryMs,
       log: this.log,
     });
     await registerNode(this.o.client, this.facts);
@@ -189,6 +196,7 @@ export class LocalNode {
     await this.controller.stop(5000);
     await this.pods.stop();
     await this.kubelet?.close();
+    await this.events.flush();
     this.logs?.removeRootIfEmpty();
   }
 }

@@ -2,6 +2,9 @@ import { cpus, totalmem } from 'node:os';
 import { kubeTime } from '@kruise/api';
 import { isAlreadyExists, type KubeClient, Resources } from '@kruise/runtime';
 
+/** The kubelet version the Node reports: Kubernetes 1.33 (its container hash, its resize rules); the build metadata says it is this local node. */
+export const KUBELET_VERSION = 'v1.33.0+kruise-local-node';
+
 /** What the Node object says about this machine. */
 export interface NodeFacts {
   name: string;
@@ -36,7 +39,7 @@ export function nodeStatus(facts: NodeFacts, readySince?: string): any {
     allocatable: capacity,
     daemonEndpoints: { kubeletEndpoint: { Port: facts.kubeletPort ?? 0 } },
     nodeInfo: {
-      kubeletVersion: 'v1.30.0-kruise-local-node',
+      kubeletVersion: KUBELET_VERSION,
       containerRuntimeVersion: `${facts.runtimeName}://${facts.runtimeVersion}`,
       operatingSystem: 'linux',
       architecture: process.arch === 'x64' ? 'amd64' : process.arch,

@@ -1,16 +1,27 @@
-import { kubeletContainerIdentity } from '@kruise/api';
+import { kubeletContainerHash, kubeletContainerIdentity, parseKubeletContainerHash } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
 import { isCriNotFound } from '@kruise/cri/errors';
+import type { Container as CriContainer } from '@kruise/cri/generated/runtime/v1/Container';
+import type { ContainerStatus__Output } from '@kruise/cri/generated/runtime/v1/ContainerStatus';
 import {
   MIN_STOP_GRACE_SECONDS,
   runLifecycleHandler,
   stopContainerGracefully,
 } from '@kruise/cri/lifecycle-handler';
-import { isNotFound, type KubeClient, type Logger, Resources } from '@kruise/runtime';
+import {
+  type EventRecorder,
+  isNotFound,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  Resources,
+} from '@kruise/runtime';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { containerConfig, KubeletKeys, sandboxConfig } from './kubelet-metadata.ts';
 import type { PodLogs } from './pod-logs.ts';
 import {
   computePodStatus,
+  type KubeletPodStatus,
   nanosToRFC3339,
   type PodRuntimeView,
   type RuntimeContainer,
@@ -30,7 +41,42 @@ export interface PodRunnerDeps {
   backoff: RestartBackoff;
   /** Where the runtime writes container logs (kubelet's /var/log/pods layout). */
   logs: PodLogs;
+  /** kubelet's events (Killing …) on the pods. */
+  events: EventRecorder;
   log: Logger;
+  /** How soon a container that could not start is tried again (kubelet's pod worker: 10 s). */
+  retryMs?: number;
+}
+
+/** A pod as the runner reads it: bound, so metadata and spec are there. */
+export type BoundPod = Pod & {
+  metadata: { name: string; namespace: string; uid: string };
+  spec: NonNullable<Pod['spec']>;
+};
+
+/** What one container's step did: how long to wait before looking again (0: nothing pending), whether it changed the runtime. */
+interface Step {
+  waitMs: number;
+  acted: boolean;
+}
+
+/** A CRI container and its status as the local node reads them back. */
+export function runtimeContainerOf(c: CriContainer, status: ContainerStatus__Output): RuntimeContainer {
+  const { name, attempt } = kubeletContainerIdentity(c);
+  return {
+    id: status.id || c.id!,
+    name,
+    attempt,
+    state: status.state,
+    startedAt: nanosToRFC3339(status.startedAt),
+    finishedAt: nanosToRFC3339(status.finishedAt),
+    exitCode: status.exitCode ?? 0,
+    reason: status.reason ?? '',
+    message: status.message ?? '',
+    image: c.image?.image ?? '',
+    imageRef: status.imageRef ?? '',
+    hash: parseKubeletContainerHash(c.annotations?.[KubeletKeys.hash]),
+  };
 }
 
 /**
@@ -54,7 +100,7 @@ export class PodRunner {
     this.d = deps;
   }
 
-  private mem(pod: any) {
+  private mem(pod: BoundPod) {
     const uid = pod.metadata.uid;
     let m = this.memory.get(uid);
     if (!m) {
@@ -72,12 +118,17 @@ export class PodRunner {
     return m;
   }
 
+  /** Records one of kubelet's events on the pod. */
+  event(pod: BoundPod, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.d.events.event({ ...pod, apiVersion: 'v1', kind: 'Pod' } as KubeObject, type, reason, message);
+  }
+
   /** Every CRI container of a pod, newest attempt first per name. */
   async containers(uid: string): Promise<Map<string, RuntimeContainer[]>> {
     const { containers } = await this.d.cri.listContainers({ labelSelector: { [KubeletKeys.podUid]: uid } });
     const byName = new Map<string, RuntimeContainer[]>();
     for (const c of containers) {
-      let status: any;
+      let status: ContainerStatus__Output | null;
       try {
         status = (await this.d.cri.containerStatus(c.id)).status;
       } catch (err) {
@@ -85,57 +136,48 @@ export class PodRunner {
         throw err;
       }
       if (!status) continue;
-      const { name, attempt } = kubeletContainerIdentity(c);
-      const rc: RuntimeContainer = {
-        id: c.id,
-        name,
-        attempt,
-        state: status.state,
-        startedAt: nanosToRFC3339(status.startedAt),
-        finishedAt: nanosToRFC3339(status.finishedAt),
-        exitCode: status.exitCode ?? 0,
-        reason: status.reason ?? '',
-        message: status.message ?? '',
-        imageRef: status.imageRef ?? '',
-      };
-      const list = byName.get(name) ?? [];
+      const rc = runtimeContainerOf(c, status);
+      const list = byName.get(rc.name) ?? [];
       list.push(rc);
-      byName.set(name, list);
+      byName.set(rc.name, list);
     }
     for (const list of byName.values()) list.sort((a, b) => b.attempt - a.attempt);
     return byName;
   }
 
   /** The ready sandbox of a pod, started when missing. */
-  private async sandbox(pod: any): Promise<string> {
+  private async sandbox(pod: BoundPod): Promise<string> {
     const { items } = await this.d.cri.listPodSandbox({
       labelSelector: { [KubeletKeys.podUid]: pod.metadata.uid },
       state: { state: 'SANDBOX_READY' },
-    } as any);
+    });
     if (items[0]) return items[0].id;
     // The directory itself is made with the first container's log (the sandbox writes none).
     return this.d.cri.runPodSandbox(sandboxConfig(pod, this.d.node, this.d.logs.podDirectory(pod)));
   }
 
-  private async ensureImage(container: any): Promise<void> {
+  private async ensureImage(container: Container): Promise<void> {
+    const image = container.image ?? '';
     const policy = container.imagePullPolicy ?? 'IfNotPresent';
-    if (policy !== 'Always' && (await this.d.cri.imageStatus(container.image)).image) return;
+    if (policy !== 'Always' && (await this.d.cri.imageStatus(image)).image) return;
     if (policy === 'Never')
-      throw Object.assign(
-        new Error(`Container image "${container.image}" is not present with pull policy of Never`),
-        {
-          reason: 'ErrImageNeverPull',
-        },
-      );
+      throw Object.assign(new Error(`Container image "${image}" is not present with pull policy of Never`), {
+        reason: 'ErrImageNeverPull',
+      });
     try {
-      await this.d.cri.pullImage(container.image, {}, { timeoutMs: 10 * 60_000 });
+      await this.d.cri.pullImage(image, {}, { timeoutMs: 10 * 60_000 });
     } catch (err) {
       throw Object.assign(new Error((err as Error).message), { reason: 'ErrImagePull' });
     }
   }
 
   /** Creates and starts one container at `attempt`, then runs its postStart hook. */
-  private async start(pod: any, container: any, attempt: number, sandboxId: string): Promise<string> {
+  private async start(
+    pod: BoundPod,
+    container: Container,
+    attempt: number,
+    sandboxId: string,
+  ): Promise<string> {
     const m = this.mem(pod);
     await this.ensureImage(container);
     const log = this.d.logs.prepareContainerLog(pod, container.name, attempt);
@@ -168,35 +210,46 @@ export class PodRunner {
   }
 
   /**
-   * Moves one container toward running: start it, or restart it after back-off when it exited
-   * and the policy says so. Returns how long to wait before looking again (0: nothing pending)
-   * and whether it changed anything in the runtime.
+   * Moves one container toward running, as kubelet's computePodActions does: start it; restart it
+   * after back-off when it exited and the policy says so; kill and start again a running container
+   * whose spec hash changed (an image update), at once and whatever the policy. Returns how long
+   * to wait before looking again and whether it changed anything in the runtime.
    */
   private async step(
-    pod: any,
-    container: any,
+    pod: BoundPod,
+    container: Container,
     history: RuntimeContainer[] | undefined,
     sandboxId: string,
     policy: string,
-  ): Promise<{ waitMs: number; acted: boolean }> {
+  ): Promise<Step> {
     const m = this.mem(pod);
-    const idle = { waitMs: 0, acted: false };
-    const done = { waitMs: 0, acted: true };
     const latest = history?.[0];
+    const hash = kubeletContainerHash(container);
     try {
       if (!latest) {
         m.waiting.set(container.name, { reason: 'ContainerCreating' });
         await this.start(pod, container, 0, sandboxId);
         m.waiting.delete(container.name);
-        return done;
+        return { waitMs: 0, acted: true };
       }
       if (latest.state === 'CONTAINER_CREATED') {
         await this.d.cri.startContainer(latest.id);
         m.started.add(container.name);
-        return done;
+        return { waitMs: 0, acted: true };
       }
-      if (latest.state !== 'CONTAINER_EXITED' || !shouldRestart(policy, latest.exitCode)) return idle;
-      const key = `${pod.metadata.uid}/${container.name}`;
+      if (latest.state === 'CONTAINER_RUNNING') {
+        if (latest.hash === hash) return { waitMs: 0, acted: false };
+        await this.kill(pod, latest, container, pod.spec.terminationGracePeriodSeconds ?? 30, {
+          reason: 'Killing',
+          message: `Container ${container.name} definition changed, will be restarted`,
+        });
+        const stopped = await this.container(latest);
+        return await this.restart(pod, container, history!, stopped ?? latest, sandboxId);
+      }
+      if (latest.state !== 'CONTAINER_EXITED' || !shouldRestart(policy, latest.exitCode))
+        return { waitMs: 0, acted: false };
+      // kubelet's back-off key has the container's hash: a changed spec starts without waiting.
+      const key = `${pod.metadata.uid}/${container.name}/${hash}`;
       const finished = Date.parse(latest.finishedAt ?? '') || Date.now();
       const wait = this.d.backoff.remaining(key, finished);
       if (wait > 0) {
@@ -207,13 +260,7 @@ export class PodRunner {
         return { waitMs: wait, acted: false };
       }
       this.d.backoff.next(key, finished);
-      m.lastStates.set(container.name, terminatedOf(latest, this.d.runtimeName));
-      m.waiting.set(container.name, { reason: 'ContainerCreating' });
-      await this.start(pod, container, latest.attempt + 1, sandboxId);
-      m.waiting.delete(container.name);
-      for (const old of history!) await this.d.cri.removeContainer(old.id).catch(() => undefined);
-      this.d.logs.prune(pod, container.name, latest.attempt);
-      return done;
+      return await this.restart(pod, container, history!, latest, sandboxId);
     } catch (err) {
       const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
       m.waiting.set(container.name, { reason, message: (err as Error).message });
@@ -221,12 +268,44 @@ export class PodRunner {
         { pod: pod.metadata.name, container: container.name, err: (err as Error).message },
         'container did not start',
       );
-      return { waitMs: 5000, acted: true };
+      return { waitMs: this.d.retryMs ?? 5000, acted: true };
+    }
+  }
+
+  /** Starts attempt + 1 of a container whose `previous` instance has exited, then removes the older ones. */
+  private async restart(
+    pod: BoundPod,
+    container: Container,
+    history: RuntimeContainer[],
+    previous: RuntimeContainer,
+    sandboxId: string,
+  ): Promise<Step> {
+    const m = this.mem(pod);
+    m.lastStates.set(container.name, terminatedOf(previous, this.d.runtimeName));
+    m.waiting.set(container.name, { reason: 'ContainerCreating' });
+    await this.start(pod, container, previous.attempt + 1, sandboxId);
+    m.waiting.delete(container.name);
+    for (const old of history) await this.d.cri.removeContainer(old.id).catch(() => undefined);
+    this.d.logs.prune(pod, container.name, previous.attempt);
+    return { waitMs: 0, acted: true };
+  }
+
+  /** One container read again from the runtime (undefined when it is gone). */
+  private async container(c: RuntimeContainer): Promise<RuntimeContainer | undefined> {
+    const { containers } = await this.d.cri.listContainers({ id: c.id });
+    const found = containers[0];
+    if (!found) return undefined;
+    try {
+      const { status } = await this.d.cri.containerStatus(c.id);
+      return status ? runtimeContainerOf(found, status) : undefined;
+    } catch (err) {
+      if (isCriNotFound(err)) return undefined;
+      throw err;
     }
   }
 
   /** Brings a pod bound to this node to its spec and writes its status; returns when to look again. */
-  async sync(pod: any): Promise<number | undefined> {
+  async sync(pod: BoundPod): Promise<number | undefined> {
     if (pod.metadata.deletionTimestamp) {
       await this.terminate(pod);
       return undefined;
@@ -236,7 +315,7 @@ export class PodRunner {
     const sandboxId = await this.sandbox(pod);
     const policy = pod.spec.restartPolicy ?? 'Always';
     let history = await this.containers(pod.metadata.uid);
-    const steps: { waitMs: number; acted: boolean }[] = [];
+    const steps: Step[] = [];
     let initialized = true;
     for (const ic of pod.spec.initContainers ?? []) {
       const latest = history.get(ic.name)?.[0];
@@ -274,14 +353,18 @@ export class PodRunner {
     return pending.length ? Math.min(...pending) : undefined;
   }
 
-  private async writeStatus(pod: any, status: any): Promise<void> {
-    const own = (s: any) =>
+  private async writeStatus(pod: BoundPod, status: KubeletPodStatus): Promise<void> {
+    const own = (s: { conditions?: { type: string }[] } | undefined) =>
       (s?.conditions ?? [])
-        .filter((c: any) => KUBELET_CONDITIONS.has(c.type))
-        .sort((a: any, b: any) => a.type.localeCompare(b.type));
-    const view = (s: any) =>
-      JSON.stringify(Object.keys(status).map((k) => (k === 'conditions' ? own(s) : (s?.[k] ?? null))));
-    if (view(pod.status) === view(status)) return;
+        .filter((c) => KUBELET_CONDITIONS.has(c.type))
+        .sort((a, b) => a.type.localeCompare(b.type));
+    const view = (s: Record<string, unknown> | undefined) =>
+      JSON.stringify(
+        Object.keys(status).map((k) =>
+          k === 'conditions' ? own(s as { conditions?: { type: string }[] }) : (s?.[k] ?? null),
+        ),
+      );
+    if (view(pod.status as Record<string, unknown> | undefined) === view(status)) return;
     await this.d.client.request(
       'PATCH',
       `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace)}/pods/${encodeURIComponent(pod.metadata.name)}/status`,
@@ -294,12 +377,12 @@ export class PodRunner {
    * StopContainer with what is left of the grace period (at least 2 s); then the sandbox; then
    * the final status and the deletion with grace 0 (UID precondition).
    */
-  async terminate(pod: any): Promise<void> {
+  async terminate(pod: BoundPod): Promise<void> {
     const uid = pod.metadata.uid;
     const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
     const history = await this.containers(uid);
-    const specs = new Map<string, any>(
-      [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])].map((c: any) => [c.name, c]),
+    const specs = new Map<string, Container>(
+      [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])].map((c) => [c.name, c]),
     );
     await Promise.all(
       [...history.values()]
@@ -319,7 +402,18 @@ export class PodRunner {
     this.d.log.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'pod terminated');
   }
 
-  private async kill(pod: any, c: RuntimeContainer, spec: any, grace: number): Promise<void> {
+  /**
+   * kubelet's killContainer: the Killing event (`Stopping container <name>` unless a reason is
+   * given), preStop, then StopContainer with what is left of `grace`.
+   */
+  private async kill(
+    pod: BoundPod,
+    c: RuntimeContainer,
+    spec: Container | undefined,
+    grace: number,
+    why: { reason: string; message: string } = { reason: 'Killing', message: `Stopping container ${c.name}` },
+  ): Promise<void> {
+    this.event(pod, 'Normal', why.reason, why.message);
     const target = { containerId: c.id, containerName: c.name, podIP: this.d.hostIP, ports: spec?.ports };
     const failure = await stopContainerGracefully(this.d.cri, target, spec?.lifecycle?.preStop, grace).catch(
       (err) => {

@@ -1,4 +1,13 @@
 import { kubeTime } from '@kruise/api';
+import type {
+  Container,
+  ContainerStateTerminated,
+  ContainerStatus,
+  Pod,
+  PodCondition,
+  PodSpec,
+  PodStatus,
+} from 'kubernetes-types/core/v1.js';
 
 /** One CRI container of a pod, as the local node sees it. */
 export interface RuntimeContainer {
@@ -12,18 +21,16 @@ export interface RuntimeContainer {
   exitCode: number;
   reason: string;
   message: string;
+  /** The image the container was created from (the pod spec's image at that time). */
+  image: string;
+  /** The image the runtime ran (its repo digest or ID): the status's imageID. */
   imageRef: string;
+  /** kubelet's container hash recorded on the container (0 when missing). */
+  hash: number;
 }
 
 /** A container's `terminated` state as the pod status shows it. */
-export type TerminatedState = {
-  exitCode: number;
-  reason: string;
-  message?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  containerID: string;
-};
+export type TerminatedState = ContainerStateTerminated;
 
 /** What the pod status is computed from. */
 export interface PodRuntimeView {
@@ -40,6 +47,12 @@ export interface PodRuntimeView {
   runtimeName: string;
   hostIP: string;
 }
+
+/** A pod condition as kubelet writes it (`lastProbeTime: null`, which the Go type serializes). */
+export type KubeletCondition = Omit<PodCondition, 'lastProbeTime'> & { lastProbeTime: null };
+
+/** The pod status kubelet writes. */
+export type KubeletPodStatus = Omit<PodStatus, 'conditions'> & { conditions: KubeletCondition[] };
 
 /** Nanoseconds since the epoch (as a decimal string) to RFC 3339 seconds, undefined for 0. */
 export function nanosToRFC3339(ns: string | number | undefined): string | undefined {
@@ -68,12 +81,13 @@ export function terminatedOf(c: RuntimeContainer, runtimeName: string): Terminat
 }
 
 /** The `containerStatuses` entry of one spec container. */
-export function containerStatus(spec: any, view: PodRuntimeView): any {
+export function containerStatus(spec: Container, view: PodRuntimeView): ContainerStatus {
   const c = view.latest.get(spec.name);
   const last = view.lastStates.get(spec.name);
-  const base: any = {
+  const base: ContainerStatus = {
     name: spec.name,
-    image: spec.image,
+    // The running container's image (the spec's until one exists), as kubelet reports it.
+    image: c?.image || spec.image || '',
     imageID: c?.imageRef ?? '',
     restartCount: c?.attempt ?? 0,
     ready: false,
@@ -94,7 +108,13 @@ export function containerStatus(spec: any, view: PodRuntimeView): any {
   return base;
 }
 
-function condition(old: any[], type: string, ok: boolean, reason?: string, message?: string) {
+function condition(
+  old: PodCondition[],
+  type: string,
+  ok: boolean,
+  reason?: string,
+  message?: string,
+): KubeletCondition {
   const status = ok ? 'True' : 'False';
   const prev = old.find((c) => c.type === type);
   return {
@@ -112,15 +132,15 @@ function condition(old: any[], type: string, ok: boolean, reason?: string, messa
  * Initialized, ContainersReady, Ready — Ready also requires every readiness gate's condition to be
  * True), init and regular containerStatuses, host and pod IPs (host network).
  */
-export function computePodStatus(pod: any, view: PodRuntimeView): any {
-  const spec = pod.spec ?? {};
-  const old: any[] = pod.status?.conditions ?? [];
-  const statuses = (spec.containers ?? []).map((c: any) => containerStatus(c, view));
-  const initStatuses = (spec.initContainers ?? []).map((c: any) => containerStatus(c, view));
-  for (const s of initStatuses) s.ready = s.state.terminated?.exitCode === 0;
-  const notReady = statuses.filter((s: any) => !s.ready).map((s: any) => s.name);
+export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStatus {
+  const spec: Partial<PodSpec> = pod.spec ?? {};
+  const old = pod.status?.conditions ?? [];
+  const statuses = (spec.containers ?? []).map((c) => containerStatus(c, view));
+  const initStatuses = (spec.initContainers ?? []).map((c) => containerStatus(c, view));
+  for (const s of initStatuses) s.ready = s.state?.terminated?.exitCode === 0;
+  const notReady = statuses.filter((s) => !s.ready).map((s) => s.name);
   const containersReady = notReady.length === 0 && view.initialized;
-  const gates: string[] = (spec.readinessGates ?? []).map((g: any) => g.conditionType);
+  const gates = (spec.readinessGates ?? []).map((g) => g.conditionType);
   const missingGates = gates.filter((g) => old.find((c) => c.type === g)?.status !== 'True');
   const ready = containersReady && missingGates.length === 0;
   const readyMessage = !containersReady
@@ -159,15 +179,15 @@ export function computePodStatus(pod: any, view: PodRuntimeView): any {
 }
 
 /** kubelet's phase rules over the container states. */
-function podPhase(spec: any, statuses: any[], initialized: boolean): string {
+function podPhase(spec: Partial<PodSpec>, statuses: ContainerStatus[], initialized: boolean): string {
   if (!initialized) return 'Pending';
   let running = 0;
   let waiting = 0;
   let succeeded = 0;
   let failed = 0;
   for (const s of statuses) {
-    if (s.state.running) running++;
-    else if (s.state.terminated) {
+    if (s.state?.running) running++;
+    else if (s.state?.terminated) {
       if (s.state.terminated.exitCode === 0) succeeded++;
       else failed++;
     } else if (s.lastState?.terminated) running++;
