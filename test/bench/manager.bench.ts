@@ -88,7 +88,7 @@ async function fanOut(client: KubeClient, app: ManagerApp): Promise<void> {
     metadata: { name: 'fanout', namespace: 'default' },
     spec: { image: 'busybox:v1', parallelism: NODES, completionPolicy: { type: 'Always' } },
   });
-  await until(() => app.imagePullJobs && countTagged() === NODES, 60_000);
+  await until(() => app.controllers.has('imagepulljob') && countTagged() === NODES, 60_000);
   const fanMs = performance.now() - t;
   function countTagged(): number {
     let n = 0;
@@ -133,7 +133,7 @@ async function storm(client: KubeClient, app: ManagerApp): Promise<void> {
       .filter(([k]) => k.startsWith('storm'))
       .every(([, v]: [string, any]) => v.tags.length === tags);
   }, 60_000);
-  const counts = app.imagePullJobs.controller.counts;
+  const counts = app.controllers.get('imagepulljob')!.counts;
   const total = () => counts.success + counts.error + counts.requeueAfter + counts.terminal;
   let last = -1;
   while (last !== total()) {

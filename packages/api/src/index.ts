@@ -11,6 +11,7 @@ export * from './group.ts';
 export * from './image-reference.ts';
 export * from './keys.ts';
 export * from './kubelet-hash.ts';
+export * from './parallelism.ts';
 export * from './pod-defaults.ts';
 export type {
   CloneSet,

@@ -152,3 +152,16 @@ export function parseOptions(argv: string[]): ManagerOptions {
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
   };
 }
+
+/** Knobs tests turn (defaults are upstream's). */
+export interface AppTuning {
+  /** A NodeImage tag never reported is failed after this long (default 10 min). */
+  responseTimeoutMs?: number;
+  /** A ContainerRecreateRequest no daemon picked up is completed after this long (default 1 min). */
+  crrResponseTimeoutMs?: number;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  identity?: string;
+  random?: () => number;
+}

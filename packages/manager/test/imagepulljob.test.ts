@@ -202,11 +202,13 @@ describe('ImagePullJob', () => {
 
   it('wakes only the jobs whose tag changed when a NodeImage status changes', async () => {
     const before =
-      app.imagePullJobs.controller.counts.success + app.imagePullJobs.controller.counts.requeueAfter;
+      app.controllers.get('imagepulljob')!.counts.success +
+      app.controllers.get('imagepulljob')!.counts.requeueAfter;
     await report(client, 'node-c', 'alpine', '1', 'Pulling');
     await sleep(400);
     const after =
-      app.imagePullJobs.controller.counts.success + app.imagePullJobs.controller.counts.requeueAfter;
+      app.controllers.get('imagepulljob')!.counts.success +
+      app.controllers.get('imagepulljob')!.counts.requeueAfter;
     expect(after - before).toBe(1);
   });
 });

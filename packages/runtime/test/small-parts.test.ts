@@ -1,30 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import {
-  createLogger,
-  Expectations,
-  objectKey,
-  parseDuration,
-  parseListenAddress,
-  splitKey,
-} from '../src/index.ts';
-
-describe('Expectations', () => {
-  it('is unsatisfied until the cache sees what the controller did, and expires', async () => {
-    const e = new Expectations(50);
-    expect(e.satisfied('ns/job')).toBe(true);
-    e.expectCreation('ns/job', 'ns/child-a');
-    e.expectDeletion('ns/job', 'ns/child-b');
-    expect(e.satisfied('ns/job')).toBe(false);
-    e.observeCreation('ns/job', 'ns/child-a');
-    expect(e.satisfied('ns/job')).toBe(false);
-    e.observeDeletion('ns/job', 'ns/child-b');
-    expect(e.satisfied('ns/job')).toBe(true);
-    e.expectCreation('ns/job', 'ns/child-c');
-    await new Promise((r) => setTimeout(r, 80));
-    expect(e.satisfied('ns/job')).toBe(true);
-  });
-});
+import { createLogger, objectKey, parseDuration, parseListenAddress, splitKey } from '../src/index.ts';
 
 describe('logger', () => {
   it('writes JSON lines with a constant message, lower-case keys and the level as a word', () => {

@@ -76,10 +76,3 @@ export function imageError(image: string): string | undefined {
     return `invalid image ${image}: ${(err as Error).message}`;
   }
 }
-
-/** The integer value of a parallelism (IntOrString); 1 when unset. */
-export function parallelismValue(parallelism: unknown): number {
-  if (parallelism === undefined || parallelism === null) return 1;
-  const n = typeof parallelism === 'number' ? parallelism : Number.parseInt(String(parallelism), 10);
-  return Number.isFinite(n) ? n : 0;
-}

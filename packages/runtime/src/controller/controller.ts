@@ -5,6 +5,7 @@ import type { Metrics } from '../metrics/registry.ts';
 import type { RateLimiter } from '../queue/rate-limiter.ts';
 import { WorkQueue } from '../queue/work-queue.ts';
 import { TerminalError } from './errors.ts';
+import type { Request } from './request.ts';
 
 /** What one reconcile sees. */
 export interface ReconcileContext {
@@ -20,10 +21,23 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
-/** A level-based reconciler: reads the cache, moves the world toward the spec, throws to retry. */
+/**
+ * The engine's reconciler, by work-queue key (`namespace/name` or `name`). Controllers declared with
+ * `Manager.newController` get a `Request` instead (see `RequestReconciler`).
+ */
 export type Reconciler = (
   ctx: ReconcileContext,
   key: string,
+) => Promise<ReconcileResult | undefined> | Promise<void>;
+
+/**
+ * A level-based reconciler (the controller contract): it never sees the event, reads the informer
+ * caches, moves the world toward the spec, throws to retry with backoff, throws a `TerminalError`
+ * to stop retrying, and may ask to be run again after `requeueAfterMs`.
+ */
+export type RequestReconciler = (
+  ctx: ReconcileContext,
+  req: Request,
 ) => Promise<ReconcileResult | undefined> | Promise<void>;
 
 /** Options of a controller. */

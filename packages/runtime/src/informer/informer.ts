@@ -13,7 +13,7 @@ export interface EventHandler<T> {
 }
 
 /** What to watch and how. */
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   resource: ResourceRef;
   namespace?: string;
   labelSelector?: string;
@@ -29,7 +29,7 @@ export interface InformerOptions {
   maxBackoffMs?: number;
   logger?: Logger;
   /** Trims each object before it is cached (keep only what the controllers read; saves memory). */
-  transform?: (obj: KubeObject) => KubeObject;
+  transform?: (obj: T) => T;
 }
 
 /**
@@ -46,7 +46,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   > &
     Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>;
   private readonly log: Logger;
-  private readonly transform: ((obj: KubeObject) => KubeObject) | undefined;
+  private readonly transform: ((obj: T) => T) | undefined;
   private resourceVersion = '';
   private synced = false;
   private running = false;
@@ -61,7 +61,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Counters for tests and metrics. */
   readonly stats = { lists: 0, watches: 0, relistsOnGone: 0, restarts: 0, staleRestarts: 0 };
 
-  constructor(client: KubeClient, options: InformerOptions) {
+  constructor(client: KubeClient, options: InformerOptions<T>) {
     this.client = client;
     this.options = {
       relistPeriodMs: 10 * 60_000,
@@ -244,7 +244,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private upsert(key: string, raw: T): void {
-    const obj = (this.transform ? this.transform(raw) : raw) as T;
+    const obj = this.transform ? this.transform(raw) : raw;
     const old = this.cache.set(key, obj);
     if (!old) for (const h of this.handlers) h.add?.(obj);
     else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)

@@ -1,5 +1,9 @@
 import { hostname } from 'node:os';
-import type { Controller } from '../controller/controller.ts';
+import { ControllerBuilder } from '../controller/builder.ts';
+import { Controller, type RequestReconciler } from '../controller/controller.ts';
+import { requestOfKey } from '../controller/request.ts';
+import { EventRecorder } from '../events/recorder.ts';
+import type { ExpectationsOptions } from '../expectations/timeout.ts';
 import { parseListenAddress } from '../http/address.ts';
 import { type Check, ProbeServer } from '../http/probe-server.ts';
 import { InformerFactory } from '../informer/factory.ts';
@@ -7,6 +11,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { LeaderElector } from '../leader/leader-election.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import { Metrics } from '../metrics/registry.ts';
+import type { RateLimiter } from '../queue/rate-limiter.ts';
 
 /** Something the manager starts and stops. */
 export interface Runnable {
@@ -37,6 +42,15 @@ export interface ManagerOptions {
   gracefulShutdownMs?: number;
 }
 
+/** What `Manager.newController` needs: the controller's name, its reconciler and how many run at once. */
+export interface NewControllerOptions {
+  name: string;
+  reconcile: RequestReconciler;
+  /** Concurrent reconciles (upstream's `--<kind>-workers`; default 1). */
+  workers?: number;
+  rateLimiter?: RateLimiter<string>;
+}
+
 /**
  * Runs a process's parts: HTTP servers and webhooks always; informers always (warm caches);
  * controllers only while this replica leads. Stops everything in order on `stop()` or SIGTERM.
@@ -51,6 +65,7 @@ export class Manager {
   private readonly options: ManagerOptions;
   private readonly always: Runnable[] = [];
   private readonly leaderOnly: Runnable[] = [];
+  private readonly recorders = new Map<string, EventRecorder>();
   private elector: LeaderElector | undefined;
   private leading = false;
   private stopping: Promise<void> | undefined;
@@ -90,6 +105,44 @@ export class Manager {
       },
       { leaderOnly: true },
     );
+  }
+
+  /**
+   * Declares a controller (the contract every `controllers/<kind>/add` uses): builds it with the
+   * manager's logger and metrics, registers it to run while this replica leads, and returns the
+   * builder on which the caller declares what it watches.
+   */
+  newController(options: NewControllerOptions): ControllerBuilder {
+    const controller = new Controller({
+      name: options.name,
+      workers: options.workers,
+      logger: this.log,
+      metrics: this.metrics,
+      rateLimiter: options.rateLimiter,
+      reconcile: (ctx, key) => options.reconcile(ctx, requestOfKey(key)),
+    });
+    this.addController(controller);
+    return new ControllerBuilder(controller);
+  }
+
+  /** The options expectations of `controller` are built with: its name, the logger and the timeout metric. */
+  expectationsOptions(controller: string, timeoutMs?: number): ExpectationsOptions {
+    return {
+      controller,
+      logger: this.log,
+      timeouts: this.metrics.expectationsTimeout,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    };
+  }
+
+  /** The event recorder of `component` (one per component, shared; flushed on stop). */
+  eventRecorder(component: string): EventRecorder {
+    let r = this.recorders.get(component);
+    if (!r) {
+      r = new EventRecorder(this.client, component, { logger: this.log });
+      this.recorders.set(component, r);
+    }
+    return r;
   }
 
   /** Adds a liveness check. */
@@ -162,6 +215,7 @@ export class Manager {
       await this.informers.stop();
       await this.probes.close();
       await this.metricsServer.close();
+      await Promise.all([...this.recorders.values()].map((r) => r.flush()));
     })();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {

@@ -9,6 +9,18 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
  */
 export class Metrics {
   readonly registry = new Registry();
+  /** Expectations dropped unsatisfied after their timeout: `kruise_<component>_expectations_timeout_total{controller}`. */
+  readonly expectationsTimeout: Counter<'controller'>;
+
+  /** `component` names the process in kruise's own metrics (default `manager`). */
+  constructor(options: { component?: string } = {}) {
+    this.expectationsTimeout = new Counter({
+      name: `kruise_${options.component ?? 'manager'}_expectations_timeout_total`,
+      help: 'Total number of expectations dropped unsatisfied after the expectation timeout, per controller',
+      labelNames: ['controller'],
+      registers: [this.registry],
+    });
+  }
   readonly reconcileTotal = new Counter({
     name: 'controller_runtime_reconcile_total',
     help: 'Total number of reconciliations per controller',

@@ -11,86 +11,100 @@ import {
   kubeTime,
 } from '@kruise/api';
 import {
-  Controller,
+  type ControllerBuilder,
   type Informer,
   isNotFound,
   type KubeClient,
-  type KubeObject,
   type Logger,
-  type Metrics,
-  objectKey,
+  type Manager,
+  type ReconcileResult,
+  type Request,
   Resources,
+  requestFor,
+  requestKey,
 } from '@kruise/runtime';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import { trimmedPods } from '../../informers.ts';
 import { hasReadinessGate, PodReadinessControl } from '../../workload/podreadiness/index.ts';
-
-/** What the ContainerRecreateRequest controller works with. */
-export interface CrrControllerDeps {
-  client: KubeClient;
-  crrs: Informer<ContainerRecreateRequest & KubeObject>;
-  pods: Informer<KubeObject>;
-  workers: number;
-  logger: Logger;
-  metrics?: Metrics;
-  /** A request never picked up by a daemon is completed after this long (upstream: 1 min). */
-  responseTimeoutMs?: number;
-  now?: () => number;
-}
+import type { AddOptions } from '../add-options.ts';
 
 /** The user agent recorded in the pod's `KruisePodReady` message. */
 export const CRR_USER_AGENT = 'ContainerRecreateRequest';
 const BY_POD_UID = 'podUID';
 
-type Crr = ContainerRecreateRequest & KubeObject;
+type Crr = ContainerRecreateRequest;
 
 /**
- * The ContainerRecreateRequest controller (manager side): completes requests whose pod is gone,
+ * Adds the ContainerRecreateRequest controller (manager side): reconciles requests, queued by
+ * the request itself and, for active requests, by their pod's container statuses or deletion.
+ */
+export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
+  const crrs = manager.informers.informerFor<Crr>({ resource: Resources.ContainerRecreateRequest });
+  const pods = trimmedPods(manager);
+  crrs.addIndex(BY_POD_UID, (c) => {
+    const uid = c.metadata?.labels?.[CRR_POD_UID_LABEL];
+    return uid ? [uid] : [];
+  });
+  const activeOf = (pod: Pod) =>
+    crrs
+      .byIndex(BY_POD_UID, pod.metadata?.uid ?? '')
+      .filter((c) => c.metadata?.labels?.[CRR_ACTIVE_LABEL] === 'true')
+      .map(requestFor);
+  const reconciler = new ContainerRecreateRequestReconciler({
+    client: manager.client,
+    crrs,
+    pods,
+    ...(tuning.crrResponseTimeoutMs ? { responseTimeoutMs: tuning.crrResponseTimeoutMs } : {}),
+  });
+  return manager
+    .newController({
+      name: 'containerrecreaterequest',
+      workers: flags.crrWorkers,
+      reconcile: (ctx, req) => reconciler.reconcile(ctx.log, req),
+    })
+    .reconciles(crrs)
+    .watches(pods, {
+      update: (o, n) =>
+        JSON.stringify(o.status?.containerStatuses) !== JSON.stringify(n.status?.containerStatuses) ||
+        (!o.metadata?.deletionTimestamp && n.metadata?.deletionTimestamp)
+          ? activeOf(n)
+          : undefined,
+      delete: activeOf,
+    });
+}
+
+/** What the ContainerRecreateRequest reconciler works with. */
+export interface CrrReconcilerDeps {
+  client: KubeClient;
+  crrs: Informer<Crr>;
+  pods: Informer<Pod>;
+  /** A request never picked up by a daemon is completed after this long (upstream: 1 min). */
+  responseTimeoutMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The ContainerRecreateRequest reconciler (manager side): completes requests whose pod is gone,
  * that no daemon picked up within a minute, or that ran past activeDeadlineSeconds (marking the
  * containers that did not finish as Failed, which upstream does not, #2353); drops the `active`
  * label and applies the TTL once completed; while recreating, mirrors the pod's container
  * statuses into the `sync-container-statuses` annotation and holds the pod not-ready for the
  * unready grace period, releasing it when the request ends.
  */
-export class ContainerRecreateRequestController {
-  readonly controller: Controller;
-  private readonly d: CrrControllerDeps;
+export class ContainerRecreateRequestReconciler {
+  private readonly d: CrrReconcilerDeps;
   private readonly now: () => number;
   private readonly readiness: PodReadinessControl;
 
-  constructor(deps: CrrControllerDeps) {
+  constructor(deps: CrrReconcilerDeps) {
     this.d = deps;
     this.readiness = new PodReadinessControl(deps.client);
     this.now = deps.now ?? Date.now;
-    this.controller = new Controller({
-      name: 'containerrecreaterequest',
-      workers: deps.workers,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      reconcile: (ctx, key) => this.reconcile(ctx.log, key),
-    });
-    deps.crrs.addIndex(BY_POD_UID, (c) => {
-      const uid = c.metadata?.labels?.[CRR_POD_UID_LABEL];
-      return uid ? [uid] : [];
-    });
-    const enqueue = (c: KubeObject) => this.controller.enqueue(objectKey(c));
-    deps.crrs.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
-    const enqueueActive = (pod: KubeObject) => {
-      for (const c of deps.crrs.byIndex(BY_POD_UID, pod.metadata?.uid ?? ''))
-        if (c.metadata?.labels?.[CRR_ACTIVE_LABEL] === 'true') enqueue(c);
-    };
-    deps.pods.addEventHandler({
-      update: (o, n) => {
-        if (
-          JSON.stringify(o.status?.containerStatuses) !== JSON.stringify(n.status?.containerStatuses) ||
-          (!o.metadata?.deletionTimestamp && n.metadata?.deletionTimestamp)
-        )
-          enqueueActive(n);
-      },
-      delete: enqueueActive,
-    });
   }
 
-  private async reconcile(log: Logger, key: string): Promise<{ requeueAfterMs?: number } | undefined> {
+  /** Reconciles one ContainerRecreateRequest. */
+  async reconcile(log: Logger, req: Request): Promise<ReconcileResult | undefined> {
+    const key = requestKey(req);
     const crr = this.d.crrs.get(key);
     if (!crr) return undefined;
     const ns = crr.metadata!.namespace!;
@@ -178,9 +192,9 @@ export class ContainerRecreateRequestController {
   }
 
   /** Records `{name, ready, restartCount, containerID}` of each recreated container that started after the request. */
-  private async syncContainerStatuses(crr: Crr, pod: KubeObject): Promise<void> {
+  private async syncContainerStatuses(crr: Crr, pod: Pod): Promise<void> {
     const created = Date.parse(crr.metadata?.creationTimestamp ?? '') || 0;
-    const statuses: any[] = [
+    const statuses: ContainerStatus[] = [
       ...(pod.status?.initContainerStatuses ?? []),
       ...(pod.status?.containerStatuses ?? []),
     ];
@@ -209,12 +223,12 @@ export class ContainerRecreateRequestController {
   }
 
   /** Holds the pod not-ready (when it has the KruisePodReady gate) and records when, once. */
-  private async acquireUnready(crr: Crr, pod: KubeObject, log: Logger): Promise<void> {
+  private async acquireUnready(crr: Crr, pod: Pod, log: Logger): Promise<void> {
     if (crr.spec?.strategy?.unreadyGracePeriodSeconds == null) return;
     if (crr.metadata?.annotations?.[CRR_UNREADY_ACQUIRED_ANNOTATION]) return;
     const ns = crr.metadata!.namespace!;
     const name = crr.metadata!.name!;
-    if (hasReadinessGate(pod as Pod, KRUISE_POD_READY_CONDITION)) {
+    if (hasReadinessGate(pod, KRUISE_POD_READY_CONDITION)) {
       if (!crr.metadata?.finalizers?.includes(CRR_UNREADY_ACQUIRED_FINALIZER)) {
         await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
           metadata: {
@@ -223,7 +237,7 @@ export class ContainerRecreateRequestController {
           },
         });
       }
-      await this.readiness.addNotReadyKey(pod as Pod, { userAgent: CRR_USER_AGENT, key: `${ns}/${name}` });
+      await this.readiness.addNotReadyKey(pod, { userAgent: CRR_USER_AGENT, key: `${ns}/${name}` });
       log.info({ pod: `${ns}/${pod.metadata?.name}` }, 'pod held not-ready for a container recreation');
     }
     await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
@@ -232,12 +246,12 @@ export class ContainerRecreateRequestController {
   }
 
   /** Removes this request from the pod's not-ready holders (if the pod is still there), then the finalizer. */
-  private async releasePod(crr: Crr, pod: KubeObject | undefined): Promise<void> {
+  private async releasePod(crr: Crr, pod: Pod | undefined): Promise<void> {
     const ns = crr.metadata!.namespace!;
     const name = crr.metadata!.name!;
     if (pod && pod.metadata?.uid === crr.metadata?.labels?.[CRR_POD_UID_LABEL]) {
       try {
-        await this.readiness.removeNotReadyKey(pod as Pod, {
+        await this.readiness.removeNotReadyKey(pod, {
           userAgent: CRR_USER_AGENT,
           key: `${ns}/${name}`,
         });

@@ -5,80 +5,78 @@ import {
   type ImagePullJob,
 } from '@kruise/api';
 import {
-  Controller,
+  type ControllerBuilder,
   type EventRecorder,
-  Expectations,
   type Informer,
   isNotFound,
   type KubeClient,
   type Logger,
-  type Metrics,
-  objectKey,
+  type Manager,
+  type ReconcileResult,
+  type Request,
   Resources,
+  requestKey,
+  ScaleExpectations,
 } from '@kruise/runtime';
+import type { AddOptions } from '../add-options.ts';
 import { fnv32a, stableJson } from './hash.ts';
 import { listJobStatus } from './status.ts';
 
-/** What the ImageListPullJob controller works with. */
+const NAME = 'imagelistpulljob';
+const BY_OWNER = 'ownerUid';
+/** Children created or deleted but not yet in the cache are awaited this long. */
+const EXPECTATION_TIMEOUT_MS = 30_000;
+
+/**
+ * Adds the ImageListPullJob controller: reconciles ImageListPullJobs and owns their ImagePullJobs
+ * (a child's events queue its list and settle the list's expected creations and deletions).
+ */
+export function add(manager: Manager, { flags }: AddOptions): ControllerBuilder {
+  const lists = manager.informers.informerFor<ImageListPullJob>({ resource: Resources.ImageListPullJob });
+  const jobs = manager.informers.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
+  jobs.addIndex(BY_OWNER, (j) =>
+    (j.metadata?.ownerReferences ?? []).filter((r) => r.controller).map((r) => r.uid),
+  );
+  const expectations = new ScaleExpectations(manager.expectationsOptions(NAME, EXPECTATION_TIMEOUT_MS));
+  const reconciler = new ImageListPullJobReconciler({
+    client: manager.client,
+    lists,
+    jobs,
+    recorder: manager.eventRecorder('kruise-manager'),
+    expectations,
+  });
+  return manager
+    .newController({
+      name: NAME,
+      workers: flags.imageListPullJobWorkers,
+      reconcile: (ctx, req) => reconciler.reconcile(ctx.log, req),
+    })
+    .reconciles(lists)
+    .owns(jobs, 'ImageListPullJob', { expectations });
+}
+
+/** What the ImageListPullJob reconciler works with. */
 export interface ImageListPullJobDeps {
   client: KubeClient;
   lists: Informer<ImageListPullJob>;
   jobs: Informer<ImagePullJob>;
   recorder: EventRecorder;
-  workers: number;
-  logger: Logger;
-  metrics?: Metrics;
+  expectations: ScaleExpectations;
 }
 
-const BY_OWNER = 'ownerUid';
-
-/** The ImageListPullJob controller: one child ImagePullJob per image, recreated when the template changes. */
-export class ImageListPullJobController {
-  readonly controller: Controller;
+/** The ImageListPullJob reconciler: one child ImagePullJob per image, recreated when the template changes. */
+export class ImageListPullJobReconciler {
   private readonly d: ImageListPullJobDeps;
-  private readonly expectations = new Expectations(30_000);
+  private readonly expectations: ScaleExpectations;
 
   constructor(deps: ImageListPullJobDeps) {
     this.d = deps;
-    this.controller = new Controller({
-      name: 'imagelistpulljob',
-      workers: deps.workers,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      reconcile: (ctx, key) => this.reconcile(ctx.log, key),
-    });
-    deps.jobs.addIndex(BY_OWNER, (j) =>
-      (j.metadata?.ownerReferences ?? []).filter((r) => r.controller).map((r) => r.uid),
-    );
-    const enqueue = (l: ImageListPullJob) => this.controller.enqueue(objectKey(l));
-    deps.lists.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
-    const parentOf = (job: ImagePullJob) => {
-      const ref = (job.metadata?.ownerReferences ?? []).find(
-        (r) => r.controller && r.kind === 'ImageListPullJob',
-      );
-      return ref ? `${job.metadata?.namespace}/${ref.name}` : undefined;
-    };
-    deps.jobs.addEventHandler({
-      add: (j) => {
-        const p = parentOf(j);
-        if (!p) return;
-        this.expectations.observeCreation(p, objectKey(j));
-        this.controller.enqueue(p);
-      },
-      update: (_o, j) => {
-        const p = parentOf(j);
-        if (p) this.controller.enqueue(p);
-      },
-      delete: (j) => {
-        const p = parentOf(j);
-        if (!p) return;
-        this.expectations.observeDeletion(p, objectKey(j));
-        this.controller.enqueue(p);
-      },
-    });
+    this.expectations = deps.expectations;
   }
 
-  private async reconcile(log: Logger, key: string): Promise<{ requeueAfterMs?: number } | undefined> {
+  /** Reconciles one ImageListPullJob. */
+  async reconcile(log: Logger, req: Request): Promise<ReconcileResult | undefined> {
+    const key = requestKey(req);
     const list = this.d.lists.get(key);
     if (!list) {
       this.expectations.delete(key);
@@ -121,21 +119,23 @@ export class ImageListPullJobController {
         byImage.has(child.spec?.image ?? '');
       if (stale) {
         if (child.metadata?.deletionTimestamp) continue;
-        this.expectations.expectDeletion(key, objectKey(child));
-        await this.d.client
-          .delete(Resources.ImagePullJob, child.metadata?.namespace, child.metadata?.name ?? '')
-          .catch((err) => {
-            if (!isNotFound(err)) throw err;
-          });
+        const name = child.metadata?.name ?? '';
+        this.expectations.expectDeletion(key, name);
+        await this.d.client.delete(Resources.ImagePullJob, child.metadata?.namespace, name).catch((err) => {
+          if (isNotFound(err)) return;
+          this.expectations.deletionObserved(key, name);
+          throw err;
+        });
         continue;
       }
       byImage.set(child.spec?.image ?? '', child);
     }
     const missing = images.filter((img) => !byImage.has(img));
     for (const image of missing) {
-      const created = await this.d.client.create<ImagePullJob & { metadata: Record<string, any> }>(
-        Resources.ImagePullJob,
-        {
+      // Expected before the create: the cache may show the new job before the create returns.
+      this.expectations.expectCreations(key, 1);
+      const created = await this.d.client
+        .create<ImagePullJob & { metadata: Record<string, any> }>(Resources.ImagePullJob, {
           metadata: {
             generateName: `${list.metadata?.name}-`,
             namespace: list.metadata?.namespace,
@@ -152,9 +152,11 @@ export class ImageListPullJobController {
             ],
           },
           spec: { ...structuredClone(template), image },
-        },
-      );
-      this.expectations.expectCreation(key, objectKey(created));
+        })
+        .catch((err) => {
+          this.expectations.creationObserved(key);
+          throw err;
+        });
       this.d.recorder.event(
         { ...list, apiVersion: API_VERSION, kind: 'ImageListPullJob' },
         'Normal',

@@ -1,157 +1,200 @@
-import { DELETION_PROTECTION_FINALIZER, type ImagePullJob, type NodeImage } from '@kruise/api';
 import {
-  Controller,
+  DELETION_PROTECTION_FINALIZER,
+  type ImagePullJob,
+  type NodeImage,
+  parallelismValue,
+  SECRET_SOURCE_KEY_ANNOTATION,
+} from '@kruise/api';
+import {
+  type ControllerBuilder,
   type EventRecorder,
   type Informer,
   isNotFound,
   type KubeClient,
-  type KubeObject,
   type Logger,
-  type Metrics,
-  objectKey,
+  type Manager,
+  type ReconcileResult,
+  type Request,
   Resources,
+  requestFor,
+  requestKey,
   retryOnConflict,
-  splitKey,
+  ScaleExpectations,
 } from '@kruise/runtime';
+import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
+import { trimmedPods } from '../../informers.ts';
 import { labelSelectorMatches } from '../../labels.ts';
-import { parallelismValue } from '../../webhooks/validation.ts';
+import type { AddOptions } from '../add-options.ts';
 import { changedImageTags } from './event-filter.ts';
 import { imageTagKey, isActiveJob, jobImage } from './job-image.ts';
-import type { SecretSync } from './secrets.ts';
+import { SecretSync } from './secrets.ts';
 import { activeScheduledPod, selectNodeImages } from './selection.ts';
 import { calculateStatus } from './status.ts';
 import { applyJobTag, type TagSettings } from './tag-spec.ts';
 
-/** What the ImagePullJob controller works with. */
-export interface ImagePullJobDeps {
-  client: KubeClient;
-  jobs: Informer<ImagePullJob>;
-  nodeImages: Informer<NodeImage>;
-  pods: Informer<KubeObject>;
-  secrets: SecretSync;
-  sourceSecrets: Informer<KubeObject>;
-  recorder: EventRecorder;
-  settings: TagSettings;
-  workers: number;
-  logger: Logger;
-  metrics?: Metrics;
-}
-
+const NAME = 'imagepulljob';
 /** Index of active jobs by the `name:tag` they pull. */
 const BY_IMAGE_TAG = 'imageTag';
+/** Index of the shared copies of pull secrets by the `namespace/name` of their source. */
+const BY_SOURCE_KEY = 'sourceKey';
 /** How long a NodeImage this controller wrote counts as synced before the cache shows it. */
 const PENDING_SYNC_MS = 60_000;
 /** NodeImages one reconcile updates at once. */
 const SYNC_CONCURRENCY = 16;
 
-/** The ImagePullJob controller: selects NodeImages, puts the tag on them within parallelism, reports status. */
-export class ImagePullJobController {
-  readonly controller: Controller;
-  private readonly d: ImagePullJobDeps;
-  private readonly pending = new Map<string, Map<string, number>>();
-
-  constructor(deps: ImagePullJobDeps) {
-    this.d = deps;
-    this.controller = new Controller({
-      name: 'imagepulljob',
-      workers: deps.workers,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      reconcile: (ctx, key) => this.reconcile(ctx.log, key),
-    });
-    const enqueue = (job: ImagePullJob) => this.controller.enqueue(objectKey(job));
-    deps.jobs.addIndex(BY_IMAGE_TAG, (job) => {
-      const img = isActiveJob(job) ? jobImage(job) : undefined;
-      return img ? [imageTagKey(img.name, img.tag)] : [];
-    });
-    deps.jobs.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
-    deps.nodeImages.addEventHandler({
-      add: () => this.enqueueActive(),
-      delete: () => this.enqueueActive(),
+/**
+ * Adds the ImagePullJob controller: reconciles ImagePullJobs; queued by the job itself, by NodeImage
+ * changes of its image tag or of labels its selector reads, by pods its podSelector matches, and by
+ * changes of its pull secrets' data (kept in shared copies in the daemon's config namespace).
+ */
+export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
+  const f = manager.informers;
+  const jobs = f.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
+  const nodeImages = f.informerFor<NodeImage>({ resource: Resources.NodeImage });
+  const pods = trimmedPods(manager);
+  const secrets = f.informerFor<Secret>({ resource: Resources.Secret });
+  const configNamespace = flags.daemonConfigNamespace;
+  const sourceKeyOf = (s: Secret) =>
+    s.metadata?.namespace === configNamespace
+      ? s.metadata?.annotations?.[SECRET_SOURCE_KEY_ANNOTATION]
+      : undefined;
+  secrets.addIndex(BY_SOURCE_KEY, (s) => {
+    const k = sourceKeyOf(s);
+    return k ? [k] : [];
+  });
+  jobs.addIndex(BY_IMAGE_TAG, (job) => {
+    const img = isActiveJob(job) ? jobImage(job) : undefined;
+    return img ? [imageTagKey(img.name, img.tag)] : [];
+  });
+  const secretSync = new SecretSync(
+    manager.client,
+    {
+      source: (ns, name) => secrets.get(`${ns}/${name}`),
+      copyOf: (sourceKey) => secrets.byIndex(BY_SOURCE_KEY, sourceKey)[0],
+      copies: () => secrets.list().filter((s) => sourceKeyOf(s)),
+    },
+    configNamespace,
+    manager.log,
+  );
+  const reconciler = new ImagePullJobReconciler({
+    client: manager.client,
+    jobs,
+    nodeImages,
+    pods,
+    secrets: secretSync,
+    recorder: manager.eventRecorder('kruise-manager'),
+    expectations: new ScaleExpectations(manager.expectationsOptions(NAME, PENDING_SYNC_MS)),
+    settings: {
+      defaultTtlSecondsForAlways: flags.defaultTtlSecondsForAlwaysNodeImage,
+      random: tuning.random ?? Math.random,
+      now: () => new Date(),
+    },
+  });
+  const activeJobs = () => jobs.list().filter(isActiveJob);
+  const podChanged = (o: Pod | undefined, n: Pod) => {
+    if (
+      o &&
+      o.spec?.nodeName === n.spec?.nodeName &&
+      JSON.stringify(o.metadata?.labels) === JSON.stringify(n.metadata?.labels) &&
+      activeScheduledPod(o) === activeScheduledPod(n)
+    )
+      return undefined;
+    return activeJobs()
+      .filter(
+        (job) =>
+          job.spec?.podSelector &&
+          job.metadata?.namespace === n.metadata?.namespace &&
+          (labelSelectorMatches(job.spec.podSelector, n.metadata?.labels) ||
+            (o && labelSelectorMatches(job.spec.podSelector, o.metadata?.labels))),
+      )
+      .map(requestFor);
+  };
+  return manager
+    .newController({
+      name: NAME,
+      workers: flags.imagePullJobWorkers,
+      reconcile: (ctx, req) => reconciler.reconcile(ctx.log, req),
+    })
+    .reconciles(jobs)
+    .watches(nodeImages, {
+      add: () => activeJobs().map(requestFor),
+      delete: () => activeJobs().map(requestFor),
       update: (o, n) => {
-        for (const tag of changedImageTags(o, n))
-          for (const job of deps.jobs.byIndex(BY_IMAGE_TAG, tag)) enqueue(job);
+        const queued = [...changedImageTags(o, n)].flatMap((tag) => jobs.byIndex(BY_IMAGE_TAG, tag));
         if (JSON.stringify(o.metadata?.labels ?? {}) !== JSON.stringify(n.metadata?.labels ?? {})) {
-          for (const job of this.activeJobs()) {
+          for (const job of activeJobs()) {
             const sel = job.spec?.selector;
             if (
               sel &&
               !sel.names?.length &&
               labelSelectorMatches(sel, o.metadata?.labels) !== labelSelectorMatches(sel, n.metadata?.labels)
             )
-              enqueue(job);
+              queued.push(job);
           }
         }
+        return queued.map(requestFor);
       },
-    });
-    const podChanged = (o: KubeObject | undefined, n: KubeObject) => {
-      if (
-        o &&
-        o.spec?.nodeName === n.spec?.nodeName &&
-        JSON.stringify(o.metadata?.labels) === JSON.stringify(n.metadata?.labels) &&
-        activeScheduledPod(o) === activeScheduledPod(n)
-      )
-        return;
-      for (const job of this.activeJobs()) {
-        if (!job.spec?.podSelector || job.metadata?.namespace !== n.metadata?.namespace) continue;
-        if (
-          labelSelectorMatches(job.spec.podSelector, n.metadata?.labels) ||
-          (o && labelSelectorMatches(job.spec.podSelector, o.metadata?.labels))
-        )
-          enqueue(job);
-      }
-    };
-    deps.pods.addEventHandler({
+    })
+    .watches<Pod>(pods, {
       add: (p) => podChanged(undefined, p),
       update: podChanged,
       delete: (p) => podChanged(undefined, p),
-    });
-    deps.sourceSecrets.addEventHandler({
+    })
+    .watches(secrets, {
       update: (o, n) => {
-        if (JSON.stringify(o.data ?? {}) === JSON.stringify(n.data ?? {})) return;
-        for (const job of this.activeJobs()) {
-          if (
-            job.metadata?.namespace === n.metadata?.namespace &&
-            job.spec?.pullSecrets?.includes(n.metadata?.name)
+        if (JSON.stringify(o.data ?? {}) === JSON.stringify(n.data ?? {})) return undefined;
+        return activeJobs()
+          .filter(
+            (job) =>
+              job.metadata?.namespace === n.metadata?.namespace &&
+              job.spec?.pullSecrets?.includes(n.metadata?.name ?? ''),
           )
-            enqueue(job);
-        }
+          .map(requestFor);
       },
     });
+}
+
+/** What the ImagePullJob reconciler works with. */
+export interface ImagePullJobDeps {
+  client: KubeClient;
+  jobs: Informer<ImagePullJob>;
+  nodeImages: Informer<NodeImage>;
+  pods: Informer<Pod>;
+  secrets: SecretSync;
+  recorder: EventRecorder;
+  /** Per job, the NodeImages it tagged that the cache does not show tagged yet (by node name). */
+  expectations: ScaleExpectations;
+  settings: TagSettings;
+}
+
+/** The ImagePullJob reconciler: selects NodeImages, puts the tag on them within parallelism, reports status. */
+export class ImagePullJobReconciler {
+  private readonly d: ImagePullJobDeps;
+  private readonly expectations: ScaleExpectations;
+
+  constructor(deps: ImagePullJobDeps) {
+    this.d = deps;
+    this.expectations = deps.expectations;
   }
 
-  private activeJobs(): ImagePullJob[] {
-    return this.d.jobs.list().filter(isActiveJob);
-  }
-
-  private enqueueActive(): void {
-    for (const job of this.activeJobs()) this.controller.enqueue(objectKey(job));
-  }
-
-  private pendingFor(key: string): Set<string> {
-    const m = this.pending.get(key);
-    if (!m) return new Set();
-    const now = Date.now();
-    for (const [node, until] of m) if (until < now) m.delete(node);
-    return new Set(m.keys());
-  }
-
-  private async reconcile(log: Logger, key: string): Promise<{ requeueAfterMs?: number } | undefined> {
+  /** Reconciles one ImagePullJob. */
+  async reconcile(log: Logger, req: Request): Promise<ReconcileResult | undefined> {
+    const key = requestKey(req);
     const cached = this.d.jobs.get(key);
     if (!cached) {
-      this.pending.delete(key);
+      this.expectations.delete(key);
       return undefined;
     }
     const job = structuredClone(cached);
     if (job.metadata?.deletionTimestamp) {
       await this.d.secrets.release(key);
       await this.removeFinalizer(job);
-      this.pending.delete(key);
+      this.expectations.delete(key);
       return undefined;
     }
     if (job.status?.completionTime) {
       await this.d.secrets.release(key);
-      this.pending.delete(key);
+      this.expectations.delete(key);
       const ttl = job.spec?.completionPolicy?.ttlSecondsAfterFinished;
       if (ttl === undefined || ttl === null) return undefined;
       const left = Date.parse(job.status.completionTime) + ttl * 1000 - Date.now();
@@ -189,9 +232,10 @@ export class ImagePullJobController {
     const keepSources = new Set((job.spec?.pullSecrets ?? []).map((n) => `${job.metadata?.namespace}/${n}`));
     await this.d.secrets.release(key, keepSources);
     const now = this.d.settings.now();
-    const pendingNodes = this.pendingFor(key);
+    const pendingNodes = this.pendingNodes(key);
     const result = calculateStatus({ job, nodeImages: selected, image, secretRefs, pendingNodes, now });
-    for (const [node, state] of result.states) if (state !== 'notSynced') this.pending.get(key)?.delete(node);
+    for (const [node, state] of result.states)
+      if (state !== 'notSynced') this.expectations.creationObserved(key, node);
     if (!result.completed) {
       const active = [...result.states.values()].filter((s) => s === 'active').length;
       const slots = parallelismValue(job.spec?.parallelism) - active;
@@ -200,14 +244,12 @@ export class ImagePullJobController {
         .map(([n]) => n)
         .sort()
         .slice(0, Math.max(0, slots));
-      const m = this.pending.get(key) ?? new Map<string, number>();
-      this.pending.set(key, m);
       let next = 0;
       const worker = async () => {
         while (next < candidates.length) {
           const node = candidates[next++]!;
           await this.syncNodeImage(node, job, image, secretRefs);
-          m.set(node, Date.now() + PENDING_SYNC_MS);
+          this.expectations.expectCreation(key, node);
           result.states.set(node, 'active');
           result.status.active = (result.status.active ?? 0) + 1;
         }
@@ -232,6 +274,11 @@ export class ImagePullJobController {
     return undefined;
   }
 
+  /** Nodes this job tagged whose NodeImage the cache does not show tagged yet (dropped after a minute). */
+  private pendingNodes(key: string): Set<string> {
+    return new Set(this.expectations.awaitedCreations(key));
+  }
+
   private async syncNodeImage(
     name: string,
     job: ImagePullJob,
@@ -241,7 +288,7 @@ export class ImagePullJobController {
     await retryOnConflict(async () => {
       let ni: NodeImage;
       try {
-        ni = await this.d.client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, name);
+        ni = await this.d.client.get<NodeImage>(Resources.NodeImage, undefined, name);
       } catch (err) {
         if (isNotFound(err)) return;
         throw err;
@@ -273,5 +320,3 @@ export class ImagePullJobController {
     }
   }
 }
-
-export { splitKey };

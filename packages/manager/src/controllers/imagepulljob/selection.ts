@@ -1,12 +1,12 @@
 import type { ImagePullJob, NodeImage } from '@kruise/api';
-import type { KubeObject } from '@kruise/runtime';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { labelSelectorMatches } from '../../labels.ts';
 
 /** Whether a pod is active and scheduled (podSelector jobs pull on its node). */
-export const activeScheduledPod = (pod: KubeObject) =>
+export const activeScheduledPod = (pod: Pod) =>
   Boolean(pod.spec?.nodeName) &&
   !pod.metadata?.deletionTimestamp &&
-  !['Succeeded', 'Failed'].includes(pod.status?.phase);
+  !['Succeeded', 'Failed'].includes(pod.status?.phase ?? '');
 
 /**
  * The NodeImages a job targets: by podSelector (nodes of active, scheduled pods in its namespace),
@@ -15,14 +15,15 @@ export const activeScheduledPod = (pod: KubeObject) =>
 export function selectNodeImages(
   job: ImagePullJob,
   nodeImages: Map<string, NodeImage>,
-  pods: () => KubeObject[],
+  pods: () => Pod[],
 ): NodeImage[] {
   const spec = job.spec;
   if (spec?.podSelector) {
     const nodes = new Set<string>();
     for (const pod of pods()) {
       if (pod.metadata?.namespace !== job.metadata?.namespace || !activeScheduledPod(pod)) continue;
-      if (labelSelectorMatches(spec.podSelector, pod.metadata?.labels)) nodes.add(pod.spec.nodeName);
+      if (pod.spec?.nodeName && labelSelectorMatches(spec.podSelector, pod.metadata?.labels))
+        nodes.add(pod.spec.nodeName);
     }
     return [...nodes].flatMap((n) => (nodeImages.has(n) ? [nodeImages.get(n)!] : []));
   }

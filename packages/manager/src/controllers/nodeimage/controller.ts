@@ -6,24 +6,89 @@ import {
   VIRTUAL_KUBELET_VALUE,
 } from '@kruise/api';
 import {
-  Controller,
+  type ControllerBuilder,
   type EventRecorder,
   type Informer,
   isAlreadyExists,
   isNotFound,
   type KubeClient,
-  type KubeObject,
   type Logger,
-  type Metrics,
+  type Manager,
+  type ReconcileResult,
+  type Request,
   Resources,
+  requestFor,
 } from '@kruise/runtime';
+import type { Node } from 'kubernetes-types/core/v1.js';
+import { trimmedNodes } from '../../informers.ts';
+import type { AddOptions } from '../add-options.ts';
 import { specPass } from './spec-pass.ts';
 import { statusPass } from './status-pass.ts';
 
-/** What the NodeImage controller works with. */
+/** Index of NodeImages by the UIDs of the jobs owning their tags. */
+const BY_OWNER = 'tagOwner';
+
+const isVirtualKubelet = (node: Node | undefined) =>
+  node?.metadata?.labels?.[VIRTUAL_KUBELET_LABEL] === VIRTUAL_KUBELET_VALUE;
+
+const readyCondition = (node: Node | undefined) =>
+  (node?.status?.conditions ?? []).find((c) => c.type === 'Ready');
+
+/** Requeue delays under 3 s become 3–5 s, as upstream does. */
+const atLeast3s = (ms: number) => (ms < 3000 ? 3000 + Math.floor(Math.random() * 2000) : ms);
+
+/**
+ * Adds the NodeImage controller: a NodeImage per Node (keyed by the node's name), queued by the
+ * Node's readiness, labels and deletion, by the NodeImage itself, and by the deletion of a job
+ * owning one of its tags.
+ */
+export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
+  const nodes = trimmedNodes(manager);
+  const nodeImages = manager.informers.informerFor<NodeImage>({ resource: Resources.NodeImage });
+  const jobs = manager.informers.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
+  nodeImages.addIndex(BY_OWNER, (ni) => {
+    const uids: string[] = [];
+    for (const image of Object.values(ni.spec?.images ?? {}))
+      for (const t of image.tags ?? []) for (const o of t.ownerReferences ?? []) if (o.uid) uids.push(o.uid);
+    return uids;
+  });
+  const reconciler = new NodeImageReconciler({
+    client: manager.client,
+    nodes,
+    nodeImages,
+    jobs,
+    recorder: manager.eventRecorder('kruise-manager'),
+    creationDelayMs: flags.nodeImageCreationDelayMs,
+    responseTimeoutMs: tuning.responseTimeoutMs ?? 10 * 60_000,
+  });
+  return manager
+    .newController({
+      name: 'nodeimage',
+      workers: flags.nodeImageWorkers,
+      reconcile: (ctx, req) => reconciler.reconcile(ctx.log, req),
+    })
+    .reconciles(nodeImages)
+    .watches(nodes, {
+      add: (n) => !isVirtualKubelet(n) && requestFor(n),
+      update: (o, n) => {
+        if (isVirtualKubelet(n)) return undefined;
+        const changed =
+          JSON.stringify(readyCondition(o) ?? null) !== JSON.stringify(readyCondition(n) ?? null) ||
+          JSON.stringify(o.metadata?.labels) !== JSON.stringify(n.metadata?.labels) ||
+          o.metadata?.deletionTimestamp !== n.metadata?.deletionTimestamp;
+        return changed && requestFor(n);
+      },
+      delete: (n) => requestFor(n),
+    })
+    .watches(jobs, {
+      delete: (job) => nodeImages.byIndex(BY_OWNER, job.metadata?.uid ?? '').map(requestFor),
+    });
+}
+
+/** What the NodeImage reconciler works with. */
 export interface NodeImageDeps {
   client: KubeClient;
-  nodes: Informer<KubeObject>;
+  nodes: Informer<Node>;
   nodeImages: Informer<NodeImage>;
   jobs: Informer<ImagePullJob>;
   recorder: EventRecorder;
@@ -31,70 +96,18 @@ export interface NodeImageDeps {
   creationDelayMs: number;
   /** A tag the daemon never reports is failed after this long (upstream: 10 min). */
   responseTimeoutMs: number;
-  workers: number;
-  logger: Logger;
-  metrics?: Metrics;
 }
 
-/** Index of NodeImages by the UIDs of the jobs owning their tags. */
-const BY_OWNER = 'tagOwner';
-
-const isVirtualKubelet = (node: KubeObject | undefined) =>
-  node?.metadata?.labels?.[VIRTUAL_KUBELET_LABEL] === VIRTUAL_KUBELET_VALUE;
-
-/** Requeue delays under 3 s become 3–5 s, as upstream does. */
-const atLeast3s = (ms: number) => (ms < 3000 ? 3000 + Math.floor(Math.random() * 2000) : ms);
-
-/** The NodeImage controller: one NodeImage per Ready Node; spec clean-up; failing tags the daemon never finished. */
-export class NodeImageController {
-  readonly controller: Controller;
+/** The NodeImage reconciler: one NodeImage per Ready Node; spec clean-up; failing tags the daemon never finished. */
+export class NodeImageReconciler {
   private readonly d: NodeImageDeps;
 
   constructor(deps: NodeImageDeps) {
     this.d = deps;
-    this.controller = new Controller({
-      name: 'nodeimage',
-      workers: deps.workers,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      reconcile: (ctx, key) => this.reconcile(ctx.log, key),
-    });
-    const enqueueName = (o: KubeObject) => this.controller.enqueue(o.metadata?.name ?? '');
-    deps.nodeImages.addIndex(BY_OWNER, (ni) => {
-      const uids: string[] = [];
-      for (const image of Object.values(ni.spec?.images ?? {}))
-        for (const t of image.tags ?? [])
-          for (const o of t.ownerReferences ?? []) if (o.uid) uids.push(o.uid);
-      return uids;
-    });
-    deps.nodes.addEventHandler({
-      add: (n) => !isVirtualKubelet(n) && enqueueName(n),
-      update: (o, n) => {
-        if (isVirtualKubelet(n)) return;
-        const ready = (x: KubeObject) =>
-          JSON.stringify((x.status?.conditions ?? []).find((c: any) => c.type === 'Ready') ?? null);
-        if (
-          ready(o) !== ready(n) ||
-          JSON.stringify(o.metadata?.labels) !== JSON.stringify(n.metadata?.labels) ||
-          o.metadata?.deletionTimestamp !== n.metadata?.deletionTimestamp
-        )
-          enqueueName(n);
-      },
-      delete: enqueueName,
-    });
-    deps.nodeImages.addEventHandler({
-      add: enqueueName,
-      update: (_o, n) => enqueueName(n),
-      delete: enqueueName,
-    });
-    deps.jobs.addEventHandler({
-      delete: (job) => {
-        for (const ni of deps.nodeImages.byIndex(BY_OWNER, job.metadata?.uid ?? '')) enqueueName(ni);
-      },
-    });
   }
 
-  private async reconcile(log: Logger, name: string): Promise<{ requeueAfterMs?: number } | undefined> {
+  /** Reconciles the NodeImage of one node. */
+  async reconcile(log: Logger, { name }: Request): Promise<ReconcileResult | undefined> {
     const node = this.d.nodes.get(name);
     const cached = this.d.nodeImages.get(name);
     const fake = cached?.metadata?.labels?.[FAKE_NODEIMAGE_LABEL] !== undefined;
@@ -108,7 +121,7 @@ export class NodeImageController {
       if (!cached || !fake) return undefined;
     }
     if (!cached) {
-      const ready = (node?.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+      const ready = readyCondition(node);
       if (ready?.status !== 'True') return undefined;
       const readyFor = Date.now() - (Date.parse(ready.lastTransitionTime ?? '') || 0);
       if (readyFor < this.d.creationDelayMs) return { requeueAfterMs: this.d.creationDelayMs - readyFor };

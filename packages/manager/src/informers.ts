@@ -1,0 +1,84 @@
+import { type Informer, type Manager, Resources } from '@kruise/runtime';
+import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
+
+/** What the CRR controller reads of a container status. */
+function trimContainerStatus(s: ContainerStatus): ContainerStatus {
+  return {
+    name: s?.name,
+    ready: s?.ready,
+    restartCount: s?.restartCount,
+    containerID: s?.containerID,
+    ...(s?.state?.running ? { state: { running: { startedAt: s.state.running.startedAt } } } : {}),
+  } as ContainerStatus;
+}
+
+/** What the CRR webhook reads of a container spec. */
+function trimContainer(c: Container): Container {
+  return {
+    name: c?.name,
+    ...(c?.ports ? { ports: c.ports } : {}),
+    ...(c?.lifecycle?.preStop ? { lifecycle: { preStop: c.lifecycle.preStop } } : {}),
+  } as Container;
+}
+
+/**
+ * The parts of a pod the node-level controllers and the CRR webhook read — labels and node
+ * (podSelector jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests).
+ */
+export function trimPod(pod: Pod): Pod {
+  const m = pod.metadata ?? {};
+  const st = pod.status ?? {};
+  return {
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      deletionTimestamp: m.deletionTimestamp,
+      ownerReferences: m.ownerReferences,
+    },
+    spec: {
+      nodeName: pod.spec?.nodeName,
+      readinessGates: pod.spec?.readinessGates,
+      terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds,
+      containers: pod.spec?.containers?.map(trimContainer),
+      initContainers: pod.spec?.initContainers?.map(trimContainer),
+    } as Pod['spec'],
+    status: {
+      phase: st.phase,
+      conditions: st.conditions,
+      containerStatuses: st.containerStatuses?.map(trimContainerStatus),
+      initContainerStatuses: st.initContainerStatuses?.map(trimContainerStatus),
+    },
+  };
+}
+
+/** The parts of a Node the NodeImage controller reads: labels and the Ready condition. */
+export function trimNode(node: Node): Node {
+  const m = node.metadata ?? {};
+  return {
+    metadata: {
+      name: m.name,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      deletionTimestamp: m.deletionTimestamp,
+    },
+    status: { conditions: (node.status?.conditions ?? []).filter((c) => c.type === 'Ready') },
+  };
+}
+
+/**
+ * The manager's shared pod informer, trimmed to what the node-level controllers and webhooks read.
+ * A controller that needs whole pods asks the factory without a trim, and the factory then caches
+ * whole pods for every user (see `InformerFactory`).
+ */
+export function trimmedPods(manager: Manager): Informer<Pod> {
+  return manager.informers.informerFor<Pod>({ resource: Resources.Pod, transform: trimPod });
+}
+
+/** The manager's shared Node informer, trimmed to labels and the Ready condition. */
+export function trimmedNodes(manager: Manager): Informer<Node> {
+  return manager.informers.informerFor<Node>({ resource: Resources.Node, transform: trimNode });
+}
