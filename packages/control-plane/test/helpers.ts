@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { request } from 'node:https';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { ControlPlane } from '../src/index.ts';
@@ -67,5 +68,23 @@ export function rawRequest(
     )
       .on('error', reject)
       .end(options.body);
+  });
+}
+
+/** Runs a kubectl binary with a kubeconfig; resolves with its exit code and output (never rejects). */
+export function runKubectl(
+  bin: string,
+  kubeconfig: string,
+  args: string[],
+  input?: string,
+): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      bin,
+      args,
+      { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 20_000 },
+      (error, out, err) => resolve({ code: error ? ((error as any).code ?? 1) : 0, out, err }),
+    );
+    child.stdin?.end(input ?? '');
   });
 }

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBECTL_VERSIONS, kubectlClientVersion, kubectlPath } from '../../../test/support/kube-tools.ts';
 import type { ControlPlane } from '../src/index.ts';
-import { startControlPlane } from './helpers.ts';
+import { runKubectl, startControlPlane } from './helpers.ts';
 
 const crds = join(dirname(fileURLToPath(import.meta.url)), '../../../deploy/crds');
 
@@ -17,17 +17,7 @@ describe.each(KUBECTL_VERSIONS)('kubectl %s against the control plane', (version
   const bin = kubectlPath(version);
 
   /** Runs kubectl against the control plane; resolves with exit code and output. */
-  function kubectl(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
-    return new Promise((resolve) => {
-      const child = execFile(
-        bin,
-        args,
-        { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 20_000 },
-        (error, out, err) => resolve({ code: error ? ((error as any).code ?? 1) : 0, out, err }),
-      );
-      child.stdin?.end(input ?? '');
-    });
-  }
+  const kubectl = (args: string[], input?: string) => runKubectl(bin, join(dir, 'kubeconfig'), args, input);
 
   it('is the pinned binary of that version', () => {
     expect(kubectlClientVersion(bin)).toMatch(new RegExp(`^v${version.replace('.', '\\.')}\\.`));
@@ -81,17 +71,17 @@ describe.each(KUBECTL_VERSIONS)('kubectl %s against the control plane', (version
 
   it('applies built-in kinds with strategic merge patches', async () => {
     const pod = (value: string) =>
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: web}}\nspec:\n  containers:\n  - {name: app, image: busybox, env: [{name: A, value: "${value}"}]}\n  - {name: sidecar, image: busybox}\n`;
-    expect((await kubectl(['apply', '-f', '-'], pod('1'))).out).toBe('pod/p1 created\n');
-    expect((await kubectl(['apply', '-f', '-'], pod('2'))).out).toBe('pod/p1 configured\n');
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: web}}\nspec:\n  containers:\n  - {name: app, image: "busybox:${value}", env: [{name: A, value: "1"}]}\n  - {name: sidecar, image: busybox}\n`;
+    expect((await kubectl(['apply', '-f', '-'], pod('1.36'))).out).toBe('pod/p1 created\n');
+    expect((await kubectl(['apply', '-f', '-'], pod('1.37'))).out).toBe('pod/p1 configured\n');
     const env = await kubectl([
       'get',
       'pod',
       'p1',
       '-o',
-      'jsonpath={.spec.containers[0].env[0].value} {.spec.containers[1].name}',
+      'jsonpath={.spec.containers[0].image} {.spec.containers[0].env[0].value} {.spec.containers[1].name}',
     ]);
-    expect(env.out).toBe('2 sidecar');
+    expect(env.out).toBe('busybox:1.37 1 sidecar');
     expect((await kubectl(['get', 'pods', '-l', 'app=web', '--no-headers'])).out).toMatch(
       /^p1\s+0\/2\s+Pending\s+0\s+\d+s\n$/,
     );

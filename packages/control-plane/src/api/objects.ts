@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, alreadyExists, badRequest, conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { resizedPod } from '../registry/builtins/pod-update.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
 import type { Entry, Store } from '../store/store.ts';
 import { deepEqual } from '../util/deep-equal.ts';
 import { prepareCustomResource, validateObject } from '../validation/object-meta.ts';
 import { type AdmissionHook, generatedName, nowRFC3339, type WriteOptions } from './context.ts';
+import { statusWrite } from './status-write.ts';
 
 const RESET_STATUS_ON_CREATE = new Set(['/pods', 'apps/deployments', 'apps/daemonsets']);
 const MAX_INTERNAL_RETRIES = 8;
@@ -272,7 +274,7 @@ export class ObjectService {
         next = this.merge(type, old, mutated, subresource);
         this.prepare(type, next, options);
       }
-      validateObject(type, next, old);
+      validateObject(type, next, old, subresource);
       this.checkFinalizers(type, old, next);
       await this.admit('validating', type, 'UPDATE', ns, name, next, old, options);
       if (type.tracksGeneration && !same(generationFields(old), generationFields(next))) {
@@ -342,9 +344,9 @@ export class ObjectService {
   private merge(type: ResourceType, old: KubeObject, desired: KubeObject, subresource: string): KubeObject {
     let next: KubeObject;
     if (subresource === 'status') {
-      next = clone(old);
-      next.status = desired.status;
-      if (next.status === undefined) delete next.status;
+      next = statusWrite(type, old, desired);
+    } else if (subresource === 'resize') {
+      next = resizedPod(old, desired);
     } else if (subresource === 'finalize') {
       next = clone(old);
       next.spec = { ...next.spec, finalizers: desired.spec?.finalizers ?? [] };

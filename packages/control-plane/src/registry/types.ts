@@ -39,8 +39,11 @@ export interface ResourceType {
   virtual?: (obj: KubeObject, ctx: VirtualContext) => KubeObject;
   /** Whether `metadata.generation` tracks spec changes (everything except a few built-ins). */
   tracksGeneration: boolean;
-  /** Built-in validation: returns causes (empty when valid). */
-  validate?: (obj: KubeObject, old: KubeObject | undefined) => StatusCause[];
+  /**
+   * Built-in validation: returns causes (empty when valid). `old` is set on updates, with the
+   * subresource written (`''`, `status`, `resize`, …).
+   */
+  validate?: (obj: KubeObject, old: KubeObject | undefined, subresource: string) => StatusCause[];
   /** Folds write-only fields into the stored form on every write (Secret `stringData` into `data`). */
   normalize?: (obj: KubeObject) => void;
   /** Fills defaults on create (built-ins). */

@@ -76,7 +76,12 @@ export function prepareCustomResource(type: ResourceType, obj: KubeObject): stri
 }
 
 /** Throws 422 Invalid when the object breaks its schema, built-in rules or metadata rules. */
-export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined): void {
+export function validateObject(
+  type: ResourceType,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  subresource = '',
+): void {
   const causes = metadataCauses(type, obj);
   if (type.schema) {
     const { metadata: _m, apiVersion: _a, kind: _k, ...rest } = obj;
@@ -86,6 +91,6 @@ export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObj
     delete schema.properties.kind;
     validateAgainstSchema(rest, schema, '', causes);
   }
-  if (type.validate) causes.push(...type.validate(obj, old));
+  if (type.validate) causes.push(...type.validate(obj, old, subresource));
   if (causes.length) throw invalid(type.kind, type.group, obj.metadata?.name ?? '', causes);
 }

@@ -3,6 +3,8 @@ import { AGE_COLUMN, age, column, countKeys } from '../columns.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { builtin } from './define.ts';
 import { defaultPodSpec } from './pod-defaults.ts';
+import { computePodQOS } from './pod-qos.ts';
+import { validatePodResize, validatePodUpdate } from './pod-update.ts';
 import { dns1123LabelError, invalidValue, required } from './validation.ts';
 
 function podReady(pod: KubeObject): string {
@@ -20,6 +22,13 @@ function podStatus(pod: KubeObject): string {
       reason = s.state.terminated.reason || `ExitCode:${s.state.terminated.exitCode}`;
   }
   return reason;
+}
+
+/** Validates a pod write: its containers, and on an update what may change (per subresource). */
+function validatePodWrite(pod: KubeObject, old: KubeObject | undefined, subresource: string): StatusCause[] {
+  if (old && subresource === 'resize') return [...validatePod(pod), ...validatePodResize(pod, old)];
+  if (old && subresource === '') return [...validatePod(pod), ...validatePodUpdate(pod, old)];
+  return validatePod(pod);
 }
 
 /** Checks a pod's containers as kube-apiserver does (the subset served here). */
@@ -48,8 +57,16 @@ export function validatePod(pod: KubeObject): StatusCause[] {
 function defaultPod(pod: KubeObject): void {
   pod.spec ??= {};
   defaultPodSpec(pod.spec);
+  // Requests default to the limits given (SetDefaults_Pod).
+  for (const c of [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])]) {
+    const limits = c?.resources?.limits;
+    if (!limits || typeof limits !== 'object') continue;
+    c.resources.requests ??= {};
+    for (const [k, v] of Object.entries(limits)) c.resources.requests[k] ??= v;
+  }
   pod.status ??= {};
   pod.status.phase ??= 'Pending';
+  pod.status.qosClass ??= computePodQOS(pod);
 }
 
 const nodeReady = (node: KubeObject): string => {
@@ -120,7 +137,7 @@ export const CORE_RESOURCES: ResourceType[] = [
     shortNames: ['po'],
     categories: ['all'],
     statusSubresource: true,
-    subresources: ['eviction', 'binding', 'log'],
+    subresources: ['eviction', 'binding', 'log', 'resize'],
     columns: [
       column('Ready', podReady),
       column('Status', podStatus),
@@ -132,7 +149,7 @@ export const CORE_RESOURCES: ResourceType[] = [
       ),
       AGE_COLUMN,
     ],
-    validate: validatePod,
+    validate: validatePodWrite,
     defaults: defaultPod,
     selectableFields: (o) => ({
       'spec.nodeName': o.spec?.nodeName ?? '',
