@@ -1,13 +1,10 @@
 import type { KubeObject, ResourceType } from '../registry/types.ts';
 
-/** Built-in workloads whose status writes keep the stored labels (their status strategies reset them). */
-const STATUS_KEEPS_LABELS = new Set(['deployments', 'daemonsets', 'statefulsets', 'replicasets']);
-
 /**
  * The object a write to `/status` stores, as kube-apiserver's status strategies build it: the
  * stored spec with the request's status. A custom resource keeps all its stored metadata; a
  * built-in takes the request's metadata (kubelet and kruise-daemon write labels and annotations
- * through pods/status), except the owner references of a pod and the labels of an apps/v1 workload.
+ * through pods/status), except the owner references of a pod and the labels of a Deployment.
  */
 export function statusWrite(type: ResourceType, old: KubeObject, desired: KubeObject): KubeObject {
   const next = structuredClone(old);
@@ -16,7 +13,7 @@ export function statusWrite(type: ResourceType, old: KubeObject, desired: KubeOb
   if (type.crdName || !desired.metadata) return next;
   const meta = structuredClone(desired.metadata);
   if (type.group === '' && type.plural === 'pods') restore(meta, old.metadata, 'ownerReferences');
-  if (type.group === 'apps' && STATUS_KEEPS_LABELS.has(type.plural)) restore(meta, old.metadata, 'labels');
+  if (type.group === 'apps' && type.plural === 'deployments') restore(meta, old.metadata, 'labels');
   next.metadata = meta;
   return next;
 }
