@@ -43,7 +43,9 @@ describe('watch', () => {
       body: { metadata: { name: 'w1' }, data: { a: '1' } },
     });
     await core.deleteNamespacedConfigMap({ name: 'w1', namespace: 'default' });
-    await eventually(() => w.events.some((e) => e.type === 'BOOKMARK'));
+    await eventually(
+      () => w.events.some((e) => e.type === 'BOOKMARK') && w.events.some((e) => e.type === 'DELETED'),
+    );
     expect(
       w.events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type}:${e.obj.metadata.name}`),
     ).toEqual(['ADDED:w1', 'MODIFIED:w1', 'DELETED:w1']);
