@@ -93,7 +93,7 @@ export async function benchDaemon(): Promise<void> {
     const direct: number[] = [];
     const viaDaemon: number[] = [];
     // When the puller calls PullImage: spec write -> that call is the daemon's own share of a pull.
-    const benchImages = new CriImageService(cri, 'containerd');
+    const benchImages = new CriImageService(cri, 'containerd', 100);
     let pullCalledAt = 0;
     let pullReturnedAt = 0;
     const timed = hooked(
@@ -149,7 +149,7 @@ export async function benchDaemon(): Promise<void> {
     // client and, at the runtime, from containerd's own log of each PullImage start and end.
     const containerdLog = join(dir, 's/containerd/containerd.log');
     const logOffset = statSync(containerdLog).size;
-    const images = new CriImageService(cri, 'containerd');
+    const images = new CriImageService(cri, 'containerd', 100);
     let inFlight = 0;
     let peak = 0;
     const counting = hooked(

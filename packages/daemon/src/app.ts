@@ -30,14 +30,16 @@ export interface DaemonApp {
  */
 export async function chooseImageService(
   runtime: Pick<DiscoveredRuntime, 'client' | 'endpoint' | 'runtimeName'>,
-  options: Pick<DaemonOptions, 'dockerEndpoint' | 'hostRunDir'>,
+  options: Pick<DaemonOptions, 'dockerEndpoint' | 'hostRunDir'> & { statusUpdateIntervalMs?: number },
   log: Logger,
 ): Promise<ImageService> {
   let socket = options.dockerEndpoint?.replace(/^unix:\/\//, '');
   const criDockerd = runtime.runtimeName === 'docker' || runtime.endpoint.endsWith('cri-dockerd.sock');
   if (!socket && criDockerd && existsSync(join(options.hostRunDir, 'docker.sock')))
     socket = join(options.hostRunDir, 'docker.sock');
-  if (!socket) return new CriImageService(runtime.client, runtime.runtimeName);
+  // Live progress is polled no more often than the status that shows it is written.
+  if (!socket)
+    return new CriImageService(runtime.client, runtime.runtimeName, options.statusUpdateIntervalMs ?? 2000);
   const { default: Docker } = await import('dockerode');
   const { DockerImageService } = await import('./runtime/docker-image-service.ts');
   const docker = new Docker({ socketPath: socket });

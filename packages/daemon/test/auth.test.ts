@@ -5,6 +5,7 @@ import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogge
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
+import { imageBlobs } from '../src/runtime/image-blobs.ts';
 import { startDaemonTestEnv } from './env.ts';
 import { type PrivateRegistry, startPrivateRegistry } from './private-registry.ts';
 
@@ -60,7 +61,7 @@ async function pullWith(node: string, secretName: string) {
   const puller = new ImagePuller({
     node,
     client,
-    images: new CriImageService(cri, 'containerd'),
+    images: new CriImageService(cri, 'containerd', 100),
     recorder: new EventRecorder(client, 'kruise-daemon-imagepuller'),
     log: silentLogger,
     maxWorkers: 0,
@@ -104,5 +105,20 @@ describe('private registry', () => {
     expect(status.phase).toBe('Failed');
     expect(status.message).toMatch(/unauthorized|401/i);
     expect(status.message).not.toContain('wrong');
+  });
+
+  it("reads the blobs a pull downloads with the pull's credential (for live progress), and not without", async () => {
+    const image = `${reg.host}/private:v1`;
+    const blobs = await imageBlobs(image, {
+      credential: { username: 'puller', password: 's3cret-pw', source: 't' },
+    });
+    await cri.pullImage(image, { auth: { username: 'puller', password: 's3cret-pw' } });
+    const pulled = (await cri.imageStatus(image)).image!;
+    // The manifest, the config (the image ID) and busybox:v1's two layers.
+    expect(blobs.size).toBe(4);
+    expect(blobs).toContain(pulled.repoDigests[0]!.split('@')[1]);
+    expect(blobs).toContain(pulled.id);
+    await cri.removeImage(image);
+    await expect(imageBlobs(image)).rejects.toThrow(/HTTP 401/);
   });
 });

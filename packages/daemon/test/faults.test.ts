@@ -107,7 +107,7 @@ describe('faults around a pull', () => {
       },
     });
     const attempts: number[] = [];
-    const images = new CriImageService(cri, 'containerd');
+    const images = new CriImageService(cri, 'containerd', 100);
     const counting = {
       name: images.name,
       present: images.present.bind(images),

@@ -160,7 +160,7 @@ describe('ImagePuller on containerd', () => {
   it('skips the pull for IfNotPresent when the runtime has the image, and records events', async () => {
     const image = `${registry}/busybox`;
     await cri.pullImage(`${image}:v1`);
-    const service = new CriImageService(cri, 'containerd');
+    const service = new CriImageService(cri, 'containerd', 100);
     let pulls = 0;
     const counting = {
       name: service.name,
@@ -236,7 +236,7 @@ describe('ImagePuller on containerd', () => {
  * they reach it; each call is held 200 ms first, so pulls that may overlap do.
  */
 function inFlightCounter() {
-  const service = new CriImageService(cri, 'containerd');
+  const service = new CriImageService(cri, 'containerd', 100);
   const now = new Map<string, number>();
   const peak = new Map<string, number>();
   const counter = {

@@ -1,15 +1,19 @@
 import { fullyQualifiedImage, PULLING_IMAGE_BY_ANNOTATION, PULLING_IMAGE_BY_DAEMON } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
 import { ContentProgressTracker } from './content-progress.ts';
+import { imageBlobs } from './image-blobs.ts';
 import type { ImageService, PullOptions } from './image-service.ts';
 
-/** Pulls through CRI ImageService; on containerd, with live byte progress from the content service. */
+/**
+ * Pulls through CRI ImageService; on containerd, with live byte progress from the content service
+ * (polled every `progressIntervalMs` while pulls run; the daemon ties it to its status interval).
+ */
 export class CriImageService implements ImageService {
   readonly name: string;
   private readonly cri: CriClient;
   private readonly progress: ContentProgressTracker | undefined;
 
-  constructor(cri: CriClient, runtimeName: string, progressIntervalMs = 250) {
+  constructor(cri: CriClient, runtimeName: string, progressIntervalMs: number) {
     this.cri = cri;
     this.name = runtimeName;
     this.progress =
@@ -27,7 +31,17 @@ export class CriImageService implements ImageService {
   }
 
   async pull(image: string, options: PullOptions): Promise<{ imageRef: string }> {
-    const untrack = options.onProgress && this.progress ? this.progress.track(options.onProgress) : undefined;
+    let untrack: (() => void) | undefined;
+    if (options.onProgress && this.progress) {
+      // The pull's blobs are read from the registry beside the pull (never delaying it); until
+      // they are known, no ingest counts for it.
+      let blobs: ReadonlySet<string> | undefined;
+      imageBlobs(image, { credential: options.credential, signal: options.signal }).then(
+        (b) => (blobs = b),
+        () => undefined,
+      );
+      untrack = this.progress.track(() => blobs, options.onProgress);
+    }
     try {
       const auth = options.credential
         ? { username: options.credential.username, password: options.credential.password }

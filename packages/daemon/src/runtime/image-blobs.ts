@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { DEFAULT_TAG, parseImageReference } from '@kruise/api';
+import type { Credential } from '../auth/keyring.ts';
+
+const MANIFEST_TYPES = [
+  'application/vnd.oci.image.index.v1+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.docker.distribution.manifest.v2+json',
+].join(', ');
+
+const GO_ARCH: Record<string, string> = {
+  x64: 'amd64',
+  arm64: 'arm64',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+};
+
+interface Descriptor {
+  digest?: string;
+  platform?: { os?: string; architecture?: string };
+}
+
+interface ManifestDocument {
+  manifests?: Descriptor[];
+  config?: Descriptor;
+  layers?: Descriptor[];
+}
+
+/** What resolving an image's blobs needs. */
+export interface BlobLookupOptions {
+  credential?: Credential;
+  signal?: AbortSignal;
+  /** The platform's architecture in Go's terms (default: this process's). */
+  architecture?: string;
+}
+
+const isLoopback = (host: string) => {
+  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return name === 'localhost' || (isIP(name) === 4 && name.startsWith('127.')) || name === '::1';
+};
+
+/**
+ * The blob digests one pull of `image` downloads — its index (if any), the manifest of this
+ * platform, the config and every layer — read from the registry as containerd's resolver reads
+ * them (HTTPS, plain HTTP only for loopback registries as containerd allows; bearer tokens or
+ * basic auth on a 401 challenge, with the pull's credential). Used to attribute containerd's
+ * in-progress ingests (named `<kind>-<digest>`) to the pull they belong to.
+ */
+export async function imageBlobs(image: string, options: BlobLookupOptions = {}): Promise<Set<string>> {
+  const ref = parseImageReference(image);
+  const host = ref.domain === 'docker.io' ? 'registry-1.docker.io' : ref.domain;
+  const session = new RegistrySession(host, ref.path, options);
+  const blobs = new Set<string>();
+  let doc = await session.manifest(ref.digest ?? ref.tag ?? DEFAULT_TAG, blobs);
+  if (doc.manifests) {
+    const arch = options.architecture ?? GO_ARCH[process.arch] ?? process.arch;
+    const chosen = doc.manifests.find((m) => m.platform?.os === 'linux' && m.platform.architecture === arch);
+    if (!chosen?.digest) throw new Error(`no linux/${arch} manifest for ${image}`);
+    doc = await session.manifest(chosen.digest, blobs);
+  }
+  for (const d of [doc.config, ...(doc.layers ?? [])]) if (d?.digest) blobs.add(d.digest);
+  return blobs;
+}
+
+/** Requests to one repository of one registry, answering auth challenges once. */
+class RegistrySession {
+  private readonly host: string;
+  private readonly path: string;
+  private readonly options: BlobLookupOptions;
+  private scheme = 'https';
+  private authorization: string | undefined;
+
+  constructor(host: string, path: string, options: BlobLookupOptions) {
+    this.host = host;
+    this.path = path;
+    this.options = options;
+  }
+
+  /** Fetches a manifest by tag or digest, adding its digest to `blobs`. */
+  async manifest(reference: string, blobs: Set<string>): Promise<ManifestDocument> {
+    const res = await this.get(`/v2/${this.path}/manifests/${reference}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    blobs.add(`sha256:${createHash('sha256').update(body).digest('hex')}`);
+    return JSON.parse(body.toString('utf8')) as ManifestDocument;
+  }
+
+  private async get(path: string): Promise<Response> {
+    let res = await this.send(path);
+    if (res.status === 401 && !this.authorization) {
+      this.authorization = await this.answer(res.headers.get('www-authenticate') ?? '');
+      await res.arrayBuffer();
+      res = await this.send(path);
+    }
+    if (!res.ok) {
+      await res.arrayBuffer();
+      throw new Error(`GET ${path} on ${this.host}: HTTP ${res.status}`);
+    }
+    return res;
+  }
+
+  private async send(path: string): Promise<Response> {
+    const init = {
+      headers: {
+        accept: MANIFEST_TYPES,
+        ...(this.authorization ? { authorization: this.authorization } : {}),
+      },
+      signal: this.options.signal,
+    };
+    try {
+      return await fetch(`${this.scheme}://${this.host}${path}`, init);
+    } catch (err) {
+      if (this.scheme !== 'https' || !isLoopback(this.host) || this.options.signal?.aborted) throw err;
+      this.scheme = 'http';
+      return fetch(`${this.scheme}://${this.host}${path}`, init);
+    }
+  }
+
+  /** The Authorization header that answers a challenge (a bearer token fetched from its realm). */
+  private async answer(challenge: string): Promise<string | undefined> {
+    const c = this.options.credential;
+    const basic = c ? `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}` : undefined;
+    const scheme = challenge.slice(0, challenge.indexOf(' ')).toLowerCase();
+    if (scheme === 'basic') return basic;
+    if (scheme !== 'bearer') return undefined;
+    const params = Object.fromEntries(
+      [...challenge.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!.toLowerCase(), m[2]!]),
+    );
+    if (!params.realm) return undefined;
+    const url = new URL(params.realm);
+    if (params.service) url.searchParams.set('service', params.service);
+    url.searchParams.set('scope', params.scope ?? `repository:${this.path}:pull`);
+    const res = await fetch(url, {
+      headers: basic ? { authorization: basic } : {},
+      signal: this.options.signal,
+    });
+    if (!res.ok) {
+      await res.arrayBuffer();
+      throw new Error(`token request to ${url.host}: HTTP ${res.status}`);
+    }
+    const json = (await res.json()) as { token?: string; access_token?: string };
+    const token = json.token ?? json.access_token;
+    return token ? `Bearer ${token}` : undefined;
+  }
+}
