@@ -25,7 +25,7 @@ beforeAll(async () => {
   cp = await ControlPlane.start();
   client = KubeClient.fromString(cp.kubeconfig());
   cri = new CriClient(inject('criSocket'));
-  node = new LocalNode({ client, cri, nodeName: 'ln-1', backoffInitialMs: 1000, podLogsDir });
+  node = new LocalNode({ client, cri, nodeName: 'ln-1', backoffInitialMs: 1000, retryMs: 500, podLogsDir });
   await node.start();
 });
 afterAll(async () => {
@@ -183,6 +183,72 @@ describe('local node', () => {
     expect(third.containerID).not.toBe(second.containerID);
     expect(third.image).toBe(`${registry}/busybox:v2-again`);
     expect(third.imageID).toBe(second.imageID);
+  }, 60_000);
+
+  it('resolves env as kubelet at each start: a label read again after a label change and a restart; a missing ConfigMap key blocks the container until it appears', async () => {
+    const spec = pod('envy');
+    spec.spec.containers = [
+      {
+        name: 'app',
+        image: `${registry}/busybox:v1`,
+        command: [
+          'sh',
+          '-c',
+          'echo "$(GREETING) track=$TRACK color=$COLOR pod=$POD"; trap \'exit 0\' TERM; while true; do sleep 0.2; done',
+        ],
+        env: [
+          { name: 'TRACK', valueFrom: { fieldRef: { fieldPath: "metadata.labels['track']" } } },
+          { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'COLOR', valueFrom: { configMapKeyRef: { name: 'envy-settings', key: 'color' } } },
+          { name: 'GREETING', value: 'hello-$(POD)' },
+        ],
+      } as any,
+    ];
+    (spec.metadata as any).labels = { track: 'stable' };
+    await client.create(Resources.Pod, spec);
+    const waiting = async (message: string) =>
+      until(async () => {
+        const s = statusOf(await getPod('envy'), 'app');
+        return s?.state.waiting?.reason === 'CreateContainerConfigError' &&
+          s.state.waiting.message === message
+          ? s
+          : undefined;
+      });
+    await waiting('configmap "envy-settings" not found');
+    await client.create(Resources.ConfigMap, {
+      metadata: { name: 'envy-settings', namespace: 'default' },
+      data: { other: 'x' },
+    });
+    await waiting("couldn't find key color in ConfigMap default/envy-settings");
+    await client.mergePatch(Resources.ConfigMap, 'default', 'envy-settings', { data: { color: 'blue' } });
+    const first = await until(async () => {
+      const s = statusOf(await getPod('envy'), 'app');
+      return s?.state.running ? s : undefined;
+    });
+    expect(first.restartCount).toBe(0);
+    await until(async () =>
+      (await podLog(client, 'envy', { container: 'app' })) === 'hello-envy track=stable color=blue pod=envy\n'
+        ? true
+        : undefined,
+    );
+    const events = (await client.list(Resources.Event, { namespace: 'default' })).items.filter(
+      (e: any) => e.involvedObject.name === 'envy' && e.reason === 'Failed',
+    );
+    expect(events.map((e: any) => e.message)).toContain(
+      "Error: couldn't find key color in ConfigMap default/envy-settings",
+    );
+
+    // A label change alone changes nothing; the next start reads the new value.
+    await client.mergePatch(Resources.Pod, 'default', 'envy', { metadata: { labels: { track: 'canary' } } });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(statusOf(await getPod('envy'), 'app').containerID).toBe(first.containerID);
+    await cri.stopContainer(first.containerID.replace('containerd://', ''), 2);
+    await until(async () => (statusOf(await getPod('envy'), 'app')?.restartCount === 1 ? true : undefined));
+    await until(async () =>
+      (await podLog(client, 'envy', { container: 'app' })) === 'hello-envy track=canary color=blue pod=envy\n'
+        ? true
+        : undefined,
+    );
   }, 60_000);
 
   it('serves kubectl logs through the API server: current, previous, tail, timestamps, follow; errors as kube-apiserver', async () => {

@@ -13,6 +13,7 @@ export * from './keys.ts';
 export * from './kubelet-hash.ts';
 export * from './parallelism.ts';
 export * from './pod-defaults.ts';
+export * from './quantity.ts';
 export type {
   CloneSet,
   CloneSetCondition,

@@ -14,6 +14,7 @@ import {
 import type { ContainerConfig } from '@kruise/cri/generated/runtime/v1/ContainerConfig';
 import type { PodSandboxConfig } from '@kruise/cri/generated/runtime/v1/PodSandboxConfig';
 import type { Container } from 'kubernetes-types/core/v1.js';
+import { expandCommandAndArgs } from './env-expansion.ts';
 import type { BoundPod } from './pod-runner.ts';
 
 /** kubelet's CRI label and annotation keys (the daemon reads them back). */
@@ -52,36 +53,19 @@ export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', at
   };
 }
 
-/** Environment values kubelet resolves that a local node can: literals and pod field references. */
-function envOf(pod: BoundPod, container: Container): { key: string; value: string }[] {
-  const fields: Record<string, string | undefined> = {
-    'metadata.name': pod.metadata.name,
-    'metadata.namespace': pod.metadata.namespace,
-    'metadata.uid': pod.metadata.uid,
-    'spec.nodeName': pod.spec.nodeName,
-    'status.podIP': '127.0.0.1',
-    'status.hostIP': '127.0.0.1',
-  };
-  const out: { key: string; value: string }[] = [];
-  for (const e of container.env ?? []) {
-    const ref = e.valueFrom?.fieldRef?.fieldPath;
-    const value = ref ? fields[ref] : undefined;
-    if (value !== undefined) out.push({ key: e.name, value });
-    else if (!e.valueFrom) out.push({ key: e.name, value: String(e.value ?? '') });
-  }
-  return out;
-}
-
 /**
  * The CRI container config of one of a pod's containers at restart `attempt`, labelled as kubelet
- * labels it, its log at `logPath` (relative to the sandbox's log directory).
+ * labels it, its log at `logPath` (relative to the sandbox's log directory), its environment `env`
+ * (resolved by resolveEnv) with `$(VAR)` in command and args expanded from it.
  */
 export function containerConfig(
   pod: BoundPod,
   container: Container,
   attempt: number,
   logPath = '',
+  env: Map<string, string> = new Map(),
 ): ContainerConfig {
+  const { command, args } = expandCommandAndArgs(container, env);
   const m = pod.metadata;
   const annotations: Record<string, string> = {
     [KubeletKeys.hash]: formatKubeletContainerHash(kubeletContainerHash(container)),
@@ -96,10 +80,10 @@ export function containerConfig(
   return {
     metadata: { name: container.name, attempt },
     image: { image: container.image },
-    command: container.command ?? [],
-    args: container.args ?? [],
+    command,
+    args,
     workingDir: container.workingDir ?? '',
-    envs: envOf(pod, container),
+    envs: [...env].map(([key, value]) => ({ key, value })),
     labels: {
       [KubeletKeys.podUid]: m.uid,
       [KubeletKeys.podName]: m.name,

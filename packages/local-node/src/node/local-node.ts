@@ -5,6 +5,7 @@ import {
   Controller,
   EventRecorder,
   Informer,
+  isNotFound,
   type KubeClient,
   type KubeObject,
   type Logger,
@@ -12,9 +13,10 @@ import {
   Resources,
   silentLogger,
 } from '@kruise/runtime';
+import type { EnvSources } from './container-env.ts';
 import { KubeletKeys } from './kubelet-metadata.ts';
 import { KubeletServer } from './kubelet-server.ts';
-import { heartbeat, type NodeFacts, registerNode } from './node-registration.ts';
+import { heartbeat, type NodeFacts, nodeCapacity, registerNode } from './node-registration.ts';
 import { PodLogs } from './pod-logs.ts';
 import { type BoundPod, PodRunner } from './pod-runner.ts';
 import { RestartBackoff } from './restart-backoff.ts';
@@ -129,6 +131,8 @@ export class LocalNode {
       backoff: new RestartBackoff(this.o.backoffInitialMs, this.o.backoffMaxMs),
       logs,
       events: this.events,
+      envSources: objectSources(this.o.client),
+      allocatable: nodeCapacity(),
       retryMs: this.o.retryMs,
       log: this.log,
     });
@@ -199,4 +203,20 @@ export class LocalNode {
     await this.events.flush();
     this.logs?.removeRootIfEmpty();
   }
+}
+
+/** ConfigMaps and Secrets read from the API server when a container starts (not found: undefined). */
+function objectSources(client: KubeClient): EnvSources {
+  const get = async <T>(resource: typeof Resources.ConfigMap, namespace: string, name: string) => {
+    try {
+      return (await client.get(resource, namespace, name)) as T;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+  return {
+    configMap: (namespace, name) => get(Resources.ConfigMap, namespace, name),
+    secret: (namespace, name) => get(Resources.Secret, namespace, name),
+  };
 }

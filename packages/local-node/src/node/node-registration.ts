@@ -1,6 +1,8 @@
-import { cpus, totalmem } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
 import { kubeTime } from '@kruise/api';
 import { isAlreadyExists, type KubeClient, Resources } from '@kruise/runtime';
+import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
 
 /** The kubelet version the Node reports: Kubernetes 1.33 (its container hash, its resize rules); the build metadata says it is this local node. */
 export const KUBELET_VERSION = 'v1.33.0+kruise-local-node';
@@ -16,10 +18,35 @@ export interface NodeFacts {
   kubeletPort?: number;
 }
 
+/** The machine's capacity as kubelet reports it (all of it allocatable: the local node reserves nothing). */
+export function nodeCapacity(): Record<string, string> {
+  return { cpu: String(cpus().length), memory: `${Math.floor(totalmem() / 1024)}Ki`, pods: '110' };
+}
+
+const readOr = (file: string, fallback = '') => {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return fallback;
+  }
+};
+
+/** The machine identity kubelet reads (boot ID, machine ID, kernel, OS image). */
+function machineInfo() {
+  const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readOr('/etc/os-release'))?.[1];
+  return {
+    bootID: readOr('/proc/sys/kernel/random/boot_id'),
+    machineID: readOr('/etc/machine-id'),
+    systemUUID: readOr('/sys/class/dmi/id/product_uuid'),
+    kernelVersion: release(),
+    osImage: pretty ?? 'Linux',
+  };
+}
+
 /** The Node's status as kubelet reports it: Ready, addresses, capacity and node info. */
-export function nodeStatus(facts: NodeFacts, readySince?: string): any {
+export function nodeStatus(facts: NodeFacts, readySince?: string): NodeStatus {
   const now = kubeTime();
-  const capacity = { cpu: String(cpus().length), memory: `${Math.floor(totalmem() / 1024)}Ki`, pods: '110' };
+  const capacity = nodeCapacity();
   return {
     conditions: [
       {
@@ -39,7 +66,9 @@ export function nodeStatus(facts: NodeFacts, readySince?: string): any {
     allocatable: capacity,
     daemonEndpoints: { kubeletEndpoint: { Port: facts.kubeletPort ?? 0 } },
     nodeInfo: {
+      ...machineInfo(),
       kubeletVersion: KUBELET_VERSION,
+      kubeProxyVersion: '',
       containerRuntimeVersion: `${facts.runtimeName}://${facts.runtimeVersion}`,
       operatingSystem: 'linux',
       architecture: process.arch === 'x64' ? 'amd64' : process.arch,
@@ -68,8 +97,8 @@ export async function registerNode(client: KubeClient, facts: NodeFacts): Promis
 export async function heartbeat(client: KubeClient, facts: NodeFacts, fresh = false): Promise<void> {
   let since: string | undefined;
   if (!fresh) {
-    const node = await client.get(Resources.Node, undefined, facts.name);
-    const ready = (node.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+    const node = (await client.get(Resources.Node, undefined, facts.name)) as Node;
+    const ready = (node.status?.conditions ?? []).find((c: NodeCondition) => c.type === 'Ready');
     if (ready?.status === 'True') since = ready.lastTransitionTime;
   }
   await client.mergePatchStatus(Resources.Node, undefined, facts.name, { status: nodeStatus(facts, since) });

@@ -17,6 +17,7 @@ import {
   Resources,
 } from '@kruise/runtime';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { type EnvSources, resolveEnv } from './container-env.ts';
 import { containerConfig, KubeletKeys, sandboxConfig } from './kubelet-metadata.ts';
 import type { PodLogs } from './pod-logs.ts';
 import {
@@ -44,6 +45,10 @@ export interface PodRunnerDeps {
   /** kubelet's events (Killing …) on the pods. */
   events: EventRecorder;
   log: Logger;
+  /** ConfigMaps and Secrets that env values name. */
+  envSources: EnvSources;
+  /** The node's allocatable resources (limits of containers that set none, for the downward API). */
+  allocatable: Record<string, string>;
   /** How soon a container that could not start is tried again (kubelet's pod worker: 10 s). */
   retryMs?: number;
 }
@@ -180,10 +185,17 @@ export class PodRunner {
   ): Promise<string> {
     const m = this.mem(pod);
     await this.ensureImage(container);
+    const env = await resolveEnv(
+      pod,
+      container,
+      { hostIP: this.d.hostIP, allocatable: this.d.allocatable },
+      this.d.envSources,
+      (w) => this.event(pod, 'Warning', w.reason, w.message),
+    );
     const log = this.d.logs.prepareContainerLog(pod, container.name, attempt);
     const id = await this.d.cri.createContainer(
       sandboxId,
-      containerConfig(pod, container, attempt, log.path),
+      containerConfig(pod, container, attempt, log.path, env),
       sandboxConfig(pod, this.d.node, log.directory),
     );
     await this.d.cri.startContainer(id);
@@ -263,7 +275,12 @@ export class PodRunner {
       return await this.restart(pod, container, history!, latest, sandboxId);
     } catch (err) {
       const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
-      m.waiting.set(container.name, { reason, message: (err as Error).message });
+      const message = (err as Error).message;
+      if (reason === 'CreateContainerConfigError' || reason === 'CreateContainerError') {
+        // kubelet's event (repeats add to one Event's count).
+        this.event(pod, 'Warning', 'Failed', `Error: ${message}`);
+      }
+      m.waiting.set(container.name, { reason, message });
       this.d.log.warn(
         { pod: pod.metadata.name, container: container.name, err: (err as Error).message },
         'container did not start',
