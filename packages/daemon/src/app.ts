@@ -89,6 +89,7 @@ export async function startDaemon(
     recorder: crrRecorder,
     log: log.child({ worker: 'crr' }),
     onStop: () => metrics.crrStops.inc(),
+    expectationTimeouts: metrics.expectationTimeouts,
   });
   const probes = new ProbeServer();
   probes.addHealthzCheck('informers', () => {

@@ -8,6 +8,12 @@ export class DaemonMetrics {
   private readonly histograms = new Map<string, { counts: number[]; sum: number; count: number }>();
   /** Containers stopped for ContainerRecreateRequests. */
   readonly crrStops = { value: 0, inc: () => void this.crrStops.value++ };
+  private readonly timeouts = new Map<string, number>();
+  /** Expectations dropped at their timeout, by controller. */
+  readonly expectationTimeouts = {
+    inc: ({ controller }: { controller: string }) =>
+      void this.timeouts.set(controller, (this.timeouts.get(controller) ?? 0) + 1),
+  };
 
   /** Records one finished pull. */
   observePull(result: 'success' | 'failure', seconds: number): void {
@@ -28,6 +34,11 @@ export class DaemonMetrics {
       '# HELP kruise_daemon_container_recreate_stops_total Containers stopped for ContainerRecreateRequests',
       '# TYPE kruise_daemon_container_recreate_stops_total counter',
       `kruise_daemon_container_recreate_stops_total ${this.crrStops.value}`,
+      '# HELP kruise_daemon_expectations_timeout_total Expectations dropped unsatisfied at their timeout',
+      '# TYPE kruise_daemon_expectations_timeout_total counter',
+      ...[...this.timeouts].map(
+        ([controller, n]) => `kruise_daemon_expectations_timeout_total{controller="${controller}"} ${n}`,
+      ),
       '# HELP kruise_daemon_image_pull_seconds Time to pull an image, by result',
       '# TYPE kruise_daemon_image_pull_seconds histogram',
     ];

@@ -18,6 +18,7 @@ import {
 } from '@kruise/cri/lifecycle-handler';
 import { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
+import { ResourceVersionExpectations } from '@kruise/runtime/expectations/resource-version';
 import { Informer } from '@kruise/runtime/informer/informer';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { isConflict, isNotFound } from '@kruise/runtime/kube/errors';
@@ -39,9 +40,12 @@ export interface CrrExecutorDeps {
   workers?: number;
   /** Called once a container has been stopped for a request (metrics). */
   onStop?: (crr: Crr, container: string) => void;
+  /** Counts expectations dropped at their timeout (metrics). */
+  expectationTimeouts?: { inc(labels: { controller: string }): void };
 }
 
 const BY_POD = 'pod';
+const CONTROLLER = 'containerrecreaterequest-daemon';
 /** How long a sync waits for the cache to show this daemon's own last write (upstream: 10 s). */
 const EXPECTATION_TIMEOUT_MS = 10_000;
 const done = (s: ContainerRecreateState) => s.phase === 'Succeeded' || s.phase === 'Failed';
@@ -63,24 +67,17 @@ export class CrrExecutor {
   private readonly stopping = new Map<string, Promise<void>>();
   /** Stops that failed and are not yet recorded in the states, by `requestUID/container`. */
   private readonly stopFailures = new Map<string, string>();
-  /** Per request UID: the resourceVersion of this daemon's last write, until the cache shows it. */
-  private readonly expected = new Map<string, { rv: string; since: number }>();
-
-  /** Whether the cache already shows this daemon's last write to a request (or a later version). */
-  private caughtUp(crr: Crr): boolean {
-    const e = this.expected.get(crr.metadata?.uid ?? '');
-    if (!e) return true;
-    const seen = crr.metadata?.resourceVersion ?? '';
-    const ok =
-      seen === e.rv ||
-      (/^\d+$/.test(seen) && /^\d+$/.test(e.rv) && BigInt(seen) >= BigInt(e.rv)) ||
-      Date.now() - e.since >= EXPECTATION_TIMEOUT_MS;
-    if (ok) this.expected.delete(crr.metadata!.uid!);
-    return ok;
-  }
+  /** Per request: the resourceVersion of this daemon's last write, until the cache shows it. */
+  private readonly expected: ResourceVersionExpectations;
 
   constructor(deps: CrrExecutorDeps) {
     this.d = deps;
+    this.expected = new ResourceVersionExpectations({
+      controller: CONTROLLER,
+      timeoutMs: EXPECTATION_TIMEOUT_MS,
+      logger: deps.log,
+      timeouts: deps.expectationTimeouts,
+    });
     this.informer = new Informer<Crr>(deps.client, {
       resource: Resources.ContainerRecreateRequest,
       labelSelector: `${CRR_NODE_NAME_LABEL}=${deps.node},${CRR_ACTIVE_LABEL}=true`,
@@ -88,7 +85,7 @@ export class CrrExecutor {
     });
     this.informer.addIndex(BY_POD, (c) => [`${c.metadata?.namespace}/${c.spec?.podName ?? ''}`]);
     this.controller = new Controller({
-      name: 'containerrecreaterequest-daemon',
+      name: CONTROLLER,
       workers: deps.workers ?? 32,
       logger: deps.log,
       reconcile: (ctx, key) => this.sync(ctx.log, key),
@@ -96,10 +93,13 @@ export class CrrExecutor {
     const enqueue = (c: Crr) => this.controller.enqueue(`${c.metadata?.namespace}/${c.spec?.podName ?? ''}`);
     this.informer.addEventHandler({
       add: enqueue,
-      update: (_o, n) => enqueue(n),
+      update: (_o, n) => {
+        this.expected.observe(n);
+        enqueue(n);
+      },
       delete: (c) => {
         this.killed.delete(c.metadata?.uid ?? '');
-        this.expected.delete(c.metadata?.uid ?? '');
+        this.expected.delete(c);
         enqueue(c);
       },
     });
@@ -134,7 +134,7 @@ export class CrrExecutor {
       crr.metadata!.name!,
       { metadata: { resourceVersion: crr.metadata?.resourceVersion }, status },
     );
-    this.expected.set(crr.metadata!.uid!, { rv: updated.metadata!.resourceVersion!, since: Date.now() });
+    this.expected.expect(updated);
     return updated;
   }
 
@@ -156,7 +156,8 @@ export class CrrExecutor {
       });
     }
     if (!current) return undefined;
-    if (!this.caughtUp(current)) return { requeueAfterMs: 50 };
+    // The cache must show this daemon's last write first (or the expectation times out).
+    if (!this.expected.isSatisfied(current)) return { requeueAfterMs: 50 };
     try {
       const result = await this.work(log, current);
       if (result === 'completed') return { requeueAfterMs: 1 };
