@@ -3,7 +3,8 @@ import { Worker } from 'node:worker_threads';
 import { withConnectionReuse } from '@kruise/runtime';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { startControlPlaneProcess } from './control-plane-process.ts';
-import { fmt, median, quantile } from './stats.ts';
+import { figure, sideBySide } from './figures.ts';
+import { quantile } from './stats.ts';
 
 const WRITES = 3000;
 const CONCURRENCY = 32;
@@ -104,36 +105,46 @@ export async function benchControlPlane(): Promise<void> {
     const core = kc.makeApiClient(CoreV1Api);
     const pid = cp.child.pid!;
     const cpuPerWrite: number[] = [];
-    const single: number[] = [];
-    const ours: number[] = [];
-    const rates: number[] = [];
     const p50s: number[] = [];
     const p99s: number[] = [];
     await writeRate(cp.kubeconfigPath, 'warmup', 2, 1000);
+    console.log(`  ${WRITES} creates per round, ${CONCURRENCY} in flight, after 1000 warm-up writes`);
+    const rates = await sideBySide(ROUNDS, {
+      'client-node 1 thread': (round) => writeRate(cp.kubeconfigPath, round, 1),
+      'runtime KubeClient 1 thread': (round) => writeRate(cp.kubeconfigPath, round, 1, WRITES, true),
+      'client-node 2 threads': async (round) => {
+        const cpuBefore = cpuSeconds(pid);
+        const rate = await writeRate(cp.kubeconfigPath, round, 2);
+        cpuPerWrite.push(((cpuSeconds(pid) - cpuBefore) / WRITES) * 1e6);
+        return rate;
+      },
+    });
+    figure('control-plane.writes-1-thread', rates['client-node 1 thread'], {
+      label: 'creates/s, client-node, 1 client thread',
+      unit: '/s',
+      digits: 0,
+    });
+    figure('control-plane.writes-runtime-1-thread', rates['runtime KubeClient 1 thread'], {
+      label: 'creates/s, runtime KubeClient (JSON over node:https), 1 thread',
+      unit: '/s',
+      digits: 0,
+    });
+    figure('control-plane.writes-per-s', rates['client-node 2 threads'], { digits: 0 });
+    figure('control-plane.cpu-per-write', cpuPerWrite, {
+      label: 'server CPU per write (2 threads)',
+      unit: 'µs',
+      digits: 0,
+    });
     for (let round = 0; round < ROUNDS; round++) {
-      single.push(await writeRate(cp.kubeconfigPath, round, 1));
-      ours.push(await writeRate(cp.kubeconfigPath, round, 1, WRITES, true));
-      const cpuBefore = cpuSeconds(pid);
-      rates.push(await writeRate(cp.kubeconfigPath, round, 2));
-      cpuPerWrite.push(((cpuSeconds(pid) - cpuBefore) / WRITES) * 1e6);
       const lat = await fanOut(kc, core, round);
       p50s.push(quantile(lat, 0.5));
       p99s.push(quantile(lat, 0.99));
     }
-    const series = (xs: number[]) => `median ${fmt(median(xs), 0)} [${xs.map((r) => fmt(r, 0)).join(', ')}]`;
-    console.log(
-      `control-plane writes/s, ${WRITES} creates, ${CONCURRENCY} in flight, ${ROUNDS} rounds after 1000 warm-up writes:`,
-    );
-    console.log(`  client-node, 1 client thread:  ${series(single)}`);
-    console.log(`  client-node, 2 client threads: ${series(rates)}  goal >= 2000`);
-    console.log(`  runtime KubeClient (JSON over node:https), 1 thread: ${series(ours)}`);
-    const perWrite = median(cpuPerWrite);
-    console.log(
-      `  server CPU per write: median ${fmt(perWrite, 0)} µs [${cpuPerWrite.map((c) => fmt(c, 0)).join(', ')}] -> ${fmt(1e6 / perWrite, 0)} writes/s per core of server capacity`,
-    );
-    console.log(
-      `control-plane watch fan-out, ${WATCHERS} watchers x ${FANOUT_EVENTS} events (write start -> event received): p50 median ${fmt(median(p50s))} ms, p99 median ${fmt(median(p99s))} ms [p99s ${p99s.map((p) => fmt(p)).join(', ')}]  goal p99 <= 50 ms`,
-    );
+    figure('control-plane.watch-fanout-p50', p50s, {
+      label: `watch fan-out p50, ${WATCHERS} watchers x ${FANOUT_EVENTS} events`,
+      unit: 'ms',
+    });
+    figure('control-plane.watch-fanout-p99', p99s);
   } finally {
     await cp.stop();
   }

@@ -15,7 +15,8 @@ import {
 } from '@kruise/stack/processes';
 import { freePort } from '../support/free-port.ts';
 import { eventually } from '../support/poll.ts';
-import { fmt, median, quantile } from './stats.ts';
+import { figure, print } from './figures.ts';
+import { quantile } from './stats.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const script = join(root, 'packages/cri/scripts/cri-stack.sh');
@@ -154,27 +155,47 @@ export async function benchCrr(): Promise<void> {
     await round('warm', PODS);
     const rounds: Awaited<ReturnType<typeof round>>[] = [];
     for (let r = 0; r < ROUNDS; r++) rounds.push(await round(`r${r}`, PODS));
-    const med = (f: (x: (typeof rounds)[number]) => number) => median(rounds.map(f));
-    console.log(
-      `ContainerRecreateRequest, ${PODS} pods on one local node, one request each, created together (medians of ${ROUNDS} rounds after a warm-up):`,
+    print(
+      `  ${PODS} pods on one local node, one request each, created together; ${ROUNDS} rounds after a warm-up; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}`,
     );
-    console.log(
-      `  create -> StopContainer at containerd: p50 ${fmt(
-        med((x) => x.p50),
-        0,
-      )} ms, p99 ${fmt(
-        med((x) => x.p99),
-        0,
-      )} ms (goal p50 <= 200 ms, p99 <= 1000 ms); per round p50/p99: ${rounds.map((x) => `${fmt(x.p50, 0)}/${fmt(x.p99, 0)}`).join(', ')}`,
+    if (rounds.some((x) => x.seen !== PODS || x.failed > 0))
+      throw new Error('a round lost StopContainer calls or had requests that did not succeed');
+    figure(
+      'crr.stop-p50',
+      rounds.map((x) => x.p50),
+      { digits: 0 },
     );
-    console.log(
-      `  of which the create call itself (API server + mutating webhook): p50 ${fmt(
-        med((x) => x.answered),
-        0,
-      )} ms, from its answer to StopContainer (watch, kruise-daemon, CRI) p50 ${fmt(
-        med((x) => x.afterAnswer),
-        0,
-      )} ms; all ${PODS} Completed after ${fmt(med((x) => x.allDone) / 1000, 2)} s; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}`,
+    figure(
+      'crr.stop-p99',
+      rounds.map((x) => x.p99),
+      { digits: 0 },
+    );
+    figure(
+      'crr.create-call-p50',
+      rounds.map((x) => x.answered),
+      {
+        label: 'of which the create call itself (API server + mutating webhook), p50',
+        unit: 'ms',
+        digits: 0,
+      },
+    );
+    figure(
+      'crr.answer-to-stop-p50',
+      rounds.map((x) => x.afterAnswer),
+      {
+        label: 'from its answer to StopContainer (watch, kruise-daemon, CRI), p50',
+        unit: 'ms',
+        digits: 0,
+      },
+    );
+    figure(
+      'crr.all-completed',
+      rounds.map((x) => x.allDone / 1000),
+      {
+        label: `until all ${PODS} Completed`,
+        unit: 's',
+        digits: 2,
+      },
     );
   } finally {
     await client

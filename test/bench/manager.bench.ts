@@ -8,10 +8,11 @@ import { type ManagerApp, parseOptions, startManager } from '../../packages/mana
 import { eventually } from '../support/poll.ts';
 import { buildPackage } from './build.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
-import { fmt } from './stats.ts';
+import { figure, print, sideBySide } from './figures.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const NODES = 1000;
+const ROUNDS = 3;
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -25,7 +26,7 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 const until = (check: () => boolean | Promise<boolean>, timeoutMs: number) =>
   eventually(check, timeoutMs, 20);
 
-async function prepare(client: KubeClient): Promise<void> {
+async function prepare(client: KubeClient, nodes: number): Promise<void> {
   for (const file of [
     'apps.kruise.io_imagepulljobs.yaml',
     'apps.kruise.io_nodeimages.yaml',
@@ -38,7 +39,7 @@ async function prepare(client: KubeClient): Promise<void> {
   }
   for (const ns of ['kruise-system', 'kruise-daemon-config'])
     await client.create(Resources.Namespace, { metadata: { name: ns } });
-  const names = Array.from({ length: NODES }, (_, i) => `node-${String(i).padStart(4, '0')}`);
+  const names = Array.from({ length: nodes }, (_, i) => `node-${String(i).padStart(4, '0')}`);
   await pool(names, 32, (name) =>
     client.create(Resources.Node, {
       metadata: { name, labels: { zone: 'a' } },
@@ -58,55 +59,116 @@ const options = () =>
     '--feature-gates=ImagePullJobGate=true',
   ]);
 
-/** Fan-out: one job with parallelism 1000 over 1000 NodeImages, against the raw write rate of the same updates. */
-async function fanOut(client: KubeClient, app: ManagerApp): Promise<void> {
-  await until(
-    async () =>
-      (await client.list(Resources.NodeImage, { limit: 1 })).metadata.remainingItemCount === NODES - 1,
-    60_000,
-  );
-  await until(async () => (await client.listAll(Resources.NodeImage)).items.every((n) => n.status), 60_000);
+/** Seconds until the manager's cache shows every NodeImage's spec with `image`. */
+async function tagged(app: ManagerApp, image: string, nodes: number): Promise<void> {
+  const nodeImages = app.manager.informers.informerFor<KubeObject>({ resource: Resources.NodeImage });
+  await until(() => nodeImages.list().filter((ni) => ni.spec?.images?.[image]).length === nodes, 120_000);
+}
+
+/** One ImagePullJob with parallelism `nodes`: seconds from its create until every NodeImage spec names its image. */
+async function fanOutOnce(
+  client: KubeClient,
+  app: ManagerApp,
+  nodes: number,
+  round: number,
+): Promise<number> {
+  const image = `fan${round}`;
+  const t = performance.now();
+  await client.create(Resources.ImagePullJob, {
+    metadata: { name: `fanout-${round}`, namespace: 'default' },
+    spec: { image: `${image}:v1`, parallelism: nodes, completionPolicy: { type: 'Always' } },
+  });
+  await tagged(app, image, nodes);
+  return (performance.now() - t) / 1000;
+}
+
+/** Seconds for a plain client to GET + PUT every NodeImage once, 16 in flight (the raw write rate). */
+async function rawWrites(client: KubeClient, round: number): Promise<number> {
   const names = (await client.listAll(Resources.NodeImage)).items.map((n) => n.metadata?.name as string);
-  // Raw: the same GET + PUT of every NodeImage, 16 in flight, by a plain client.
-  let t = performance.now();
+  const t = performance.now();
   await pool(names, 16, (name) =>
     retryOnConflict(
       async () => {
         const ni = await client.get(Resources.NodeImage, undefined, name);
         await client.update(Resources.NodeImage, {
           ...ni,
-          metadata: { ...ni.metadata, annotations: { touched: 'raw' } },
+          metadata: { ...ni.metadata, annotations: { touched: `raw-${round}` } },
         });
       },
       { steps: 50, delayMs: 5, jitter: 1 },
     ),
   );
-  const rawMs = performance.now() - t;
-  await new Promise((r) => setTimeout(r, 500));
-  t = performance.now();
-  await client.create(Resources.ImagePullJob, {
-    metadata: { name: 'fanout', namespace: 'default' },
-    spec: { image: 'busybox:v1', parallelism: NODES, completionPolicy: { type: 'Always' } },
-  });
-  await until(() => app.controllers.has('imagepulljob') && countTagged() === NODES, 60_000);
-  const fanMs = performance.now() - t;
-  function countTagged(): number {
-    let n = 0;
-    for (const ni of (app as unknown as { _nodeImages: () => KubeObject[] })._nodeImages())
-      if (ni.spec?.images?.busybox) n++;
-    return n;
-  }
-  const rawRate = NODES / (rawMs / 1000);
-  const fanRate = NODES / (fanMs / 1000);
-  console.log(
-    `fan-out: 1 ImagePullJob, parallelism ${NODES}, ${NODES} NodeImages: every spec tagged in ${fmt(fanMs / 1000, 2)} s (goal <= 3 s)`,
+  return (performance.now() - t) / 1000;
+}
+
+/** Waits until the manager has made a NodeImage (with a status) for each of `nodes` nodes. */
+async function nodeImagesReady(client: KubeClient, nodes: number): Promise<void> {
+  await until(
+    async () =>
+      (await client.list(Resources.NodeImage, { limit: 1 })).metadata.remainingItemCount === nodes - 1,
+    300_000,
   );
-  console.log(
-    `  raw GET+PUT of the same NodeImages (16 in flight): ${fmt(rawRate, 0)}/s; manager ${fmt(fanRate, 0)}/s = ${fmt((fanRate / rawRate) * 100, 0)} % of raw (goal >= 50 %)`,
+  await until(async () => (await client.listAll(Resources.NodeImage)).items.every((n) => n.status), 120_000);
+}
+
+/**
+ * Fan-out at 1,000 nodes, side by side with the raw write rate of the same NodeImage updates (order
+ * alternating each round): one job with parallelism 1000 per round, each round a new image.
+ */
+async function fanOut(client: KubeClient, app: ManagerApp): Promise<void> {
+  await nodeImagesReady(client, NODES);
+  const seconds = await sideBySide(ROUNDS, {
+    raw: async (round) => {
+      const s = await rawWrites(client, round);
+      await new Promise((r) => setTimeout(r, 500));
+      return s;
+    },
+    manager: async (round) => {
+      const s = await fanOutOnce(client, app, NODES, round);
+      await new Promise((r) => setTimeout(r, 500));
+      return s;
+    },
+  });
+  figure('manager.fanout-1000', seconds.manager, { digits: 2 });
+  figure('manager.raw-writes-1000', seconds.raw, {
+    label: `raw GET+PUT of the same ${NODES} NodeImages, 16 in flight`,
+    unit: 's',
+    digits: 2,
+  });
+  // Rates per round pair: the same NODES writes each, so the share is raw time / fan-out time.
+  figure(
+    'manager.fanout-1000-of-raw',
+    seconds.manager.map((m, i) => (seconds.raw[i]! / m) * 100),
+    { digits: 0 },
   );
 }
 
-/** Storm: 200 jobs, then one NodeImage status change of one tag; count the reconciles it triggers. */
+/** Fan-out at 10,000 nodes: a control plane, 10,000 Nodes and the manager's NodeImages of its own. */
+async function fanOut10k(): Promise<void> {
+  const nodes = 10_000;
+  const cp = await startControlPlaneProcess();
+  const client = KubeClient.load(cp.kubeconfigPath);
+  let app: ManagerApp | undefined;
+  try {
+    await prepare(client, nodes);
+    app = await startManager(client, options(), silentLogger);
+    await nodeImagesReady(client, nodes);
+    const seconds: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      seconds.push(await fanOutOnce(client, app, nodes, round));
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    figure('manager.fanout-10000', seconds, { digits: 2 });
+  } finally {
+    await app?.stop();
+    await cp.stop();
+  }
+}
+
+/**
+ * Storm: 200 jobs (20 images x 10 tags), then per round one NodeImage status change of one tag
+ * (a different tag each round); the reconciles it triggers, per job on that tag (1).
+ */
 async function storm(client: KubeClient, app: ManagerApp): Promise<void> {
   const images = 20;
   const tags = 10;
@@ -120,43 +182,41 @@ async function storm(client: KubeClient, app: ManagerApp): Promise<void> {
     }),
   );
   const node = 'node-0000';
-  await until(
-    async () =>
-      Object.keys((await client.get(Resources.NodeImage, undefined, node)).spec?.images ?? {}).filter((k) =>
-        k.startsWith('storm'),
-      ).length === images,
-    60_000,
-  );
   await until(async () => {
     const ni = await client.get(Resources.NodeImage, undefined, node);
-    return Object.entries(ni.spec?.images ?? {})
-      .filter(([k]) => k.startsWith('storm'))
-      .every(([, v]: [string, any]) => v.tags.length === tags);
+    const mine = Object.entries(ni.spec?.images ?? {}).filter(([k]) => k.startsWith('storm'));
+    return mine.length === images && mine.every(([, v]: [string, any]) => v.tags.length === tags);
   }, 60_000);
   const counts = app.controllers.get('imagepulljob')!.counts;
   const total = () => counts.success + counts.error + counts.requeueAfter + counts.terminal;
-  let last = -1;
-  while (last !== total()) {
-    last = total();
-    await new Promise((r) => setTimeout(r, 1500));
+  const settle = async () => {
+    let last = -1;
+    while (last !== total()) {
+      last = total();
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+  };
+  const perJob: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    await settle();
+    const before = total();
+    const ni = await client.get(Resources.NodeImage, undefined, node);
+    const image = `storm${round}`;
+    const version = ni.spec.images[image].tags.find((t: any) => t.tag === 't0').version;
+    await client.mergePatchStatus(Resources.NodeImage, undefined, node, {
+      status: {
+        desired: 0,
+        imageStatuses: { [image]: { tags: [{ tag: 't0', phase: 'Pulling', version, progress: 40 }] } },
+      },
+    });
+    await settle();
+    const jobsOnTag = jobs.filter((j) => j.image === `${image}:t0`).length;
+    perJob.push((total() - before) / jobsOnTag);
   }
-  const before = total();
-  const ni = await client.get(Resources.NodeImage, undefined, node);
-  const version = ni.spec.images.storm0.tags.find((t: any) => t.tag === 't0').version;
-  await client.mergePatchStatus(Resources.NodeImage, undefined, node, {
-    status: {
-      desired: 0,
-      imageStatuses: { storm0: { tags: [{ tag: 't0', phase: 'Pulling', version, progress: 40 }] } },
-    },
-  });
-  await new Promise((r) => setTimeout(r, 2000));
-  const triggered = total() - before;
-  console.log(
-    `storm: ${jobs.length} active jobs (${images} images x ${tags} tags) on ${NODES} nodes, one NodeImage status change of one tag:`,
+  print(
+    `  storm: ${jobs.length} active jobs (${images} images x ${tags} tags) on ${NODES} nodes; per round one tag's status changes on one NodeImage (1 job on that tag, ${tags} on that image)`,
   );
-  console.log(
-    `  reconciles triggered ${triggered}; jobs on that tag 1, on that image ${tags}, all ${jobs.length} (goal <= 1.05 x jobs whose tag changed)`,
-  );
+  figure('manager.storm', perJob, { digits: 2 });
 }
 
 /** Manager RSS with 1,000 NodeImages and 10,000 pods cached, as its own process. */
@@ -198,21 +258,17 @@ async function managerRss(kubeconfigPath: string, client: KubeClient): Promise<v
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
-  console.log(
-    `manager RSS (built JS) with ${NODES} NodeImages, 200+ ImagePullJobs and 10,000 pods cached: ${fmt(rss, 0)} MB (goal <= 200 MB)`,
-  );
+  figure('manager.rss', [rss], { digits: 0 });
 }
 
-/** kruise-manager: fan-out, reconcile storm, memory. */
+/** kruise-manager: fan-out at 1,000 and 10,000 nodes, reconcile storm, memory. */
 export async function benchManager(): Promise<void> {
   const cp = await startControlPlaneProcess();
   const client = KubeClient.load(cp.kubeconfigPath);
   let app: ManagerApp | undefined;
   try {
-    await prepare(client);
+    await prepare(client, NODES);
     app = await startManager(client, options(), silentLogger);
-    const nodeImages = app.manager.informers.informerFor<KubeObject>({ resource: Resources.NodeImage });
-    (app as unknown as { _nodeImages: () => KubeObject[] })._nodeImages = () => nodeImages.list();
     await fanOut(client, app);
     await storm(client, app);
     await app.stop();
@@ -222,4 +278,5 @@ export async function benchManager(): Promise<void> {
     await app?.stop();
     await cp.stop();
   }
+  await fanOut10k();
 }

@@ -1,20 +1,37 @@
+/**
+ * `pnpm bench`: every benchmark suite, then a summary of every goal of the suites that ran.
+ *
+ *   pnpm bench                          all suites, figures and goals printed
+ *   pnpm bench -- --only manager        one suite (repeat --only, or comma-separate, for more)
+ *   pnpm bench -- --check               exit 1 if a figure misses its goal or a goal goes unmeasured
+ *   pnpm bench -- --list                the suites and their goals
+ *
+ * Adding a figure:
+ *   1. Measure it in rounds and report it with `figure('<suite>.<name>', samples)` (figures.ts):
+ *      one sample per round; it prints the median, the spread and each round.
+ *   2. If it has a goal, add `'<suite>.<name>': { what, unit, atMost | atLeast, of? }` to the ONE
+ *      goals table, goals.ts (`of: 'every'` when every round must meet it, not only the median).
+ *      A suite that runs must report each of its goals, or `--check` fails it as unmeasured.
+ *   3. Figures compared side by side (ours vs a baseline) are measured with `sideBySide(rounds, {A, B})`,
+ *      which alternates the order each round (A B, B A, …) and insists on at least 3 rounds.
+ * Adding a suite: one `<name>.bench.ts` exporting an async function, and a line in `suites` below;
+ * its name is the prefix of its goals' ids.
+ */
+import { benchAdmission } from './admission.bench.ts';
 import { benchControlPlane } from './control-plane.bench.ts';
 import { benchCrr } from './crr.bench.ts';
 import { benchDaemon } from './daemon.bench.ts';
 import { benchManager } from './manager.bench.ts';
+import { runBench, type Suite } from './runner.ts';
 import { benchRuntime } from './runtime.bench.ts';
 
-/** `pnpm bench`: every benchmark, printed side by side in one run. */
-const suites: [string, () => Promise<void>][] = [
-  ['control plane', benchControlPlane],
-  ['controller kit', benchRuntime],
-  ['kruise-manager', benchManager],
-  ['kruise-daemon', benchDaemon],
-  ['ContainerRecreateRequest', benchCrr],
+const suites: Suite[] = [
+  { name: 'control-plane', title: 'control plane', run: benchControlPlane },
+  { name: 'runtime', title: 'controller kit', run: benchRuntime },
+  { name: 'manager', title: 'kruise-manager', run: benchManager },
+  { name: 'admission', title: 'admission webhooks', run: benchAdmission },
+  { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
+  { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
 ];
-const only = process.argv.slice(2).find((a) => a !== '--');
-for (const [name, run] of suites) {
-  if (only && !name.includes(only)) continue;
-  console.log(`== ${name}`);
-  await run();
-}
+
+process.exitCode = await runBench(suites, process.argv.slice(2));

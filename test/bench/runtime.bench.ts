@@ -1,7 +1,7 @@
 import { ControlPlane } from '@kruise/control-plane';
 import { Informer, KubeClient, Resources, WorkQueue } from '@kruise/runtime';
 import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
-import { fmt, median } from './stats.ts';
+import { figure, sideBySide } from './figures.ts';
 
 const KEYS = 10_000;
 const ROUNDS = 5;
@@ -62,33 +62,30 @@ const podBody = (i: number) => ({
   },
 });
 
-/** Heap per 1,000 cached pods: our informer vs client-node's, measured in this process. */
-async function informerMemory(): Promise<{ ours: number; clientNode: number }> {
-  const cp = await ControlPlane.start();
-  try {
-    const client = KubeClient.fromString(cp.kubeconfig());
-    await client.create(Resources.Namespace, { metadata: { name: 'bench' } });
-    for (let i = 0; i < PODS; i++) await client.create(Resources.Pod, podBody(i));
-    const before = heapMb();
-    const ours = new Informer(client, { resource: Resources.Pod, namespace: 'bench' });
+/** Heap (MB) of 1,000 pods cached by an informer: ours or client-node's, measured in this process. */
+async function informerMemory(cp: ControlPlane, which: 'ours' | 'client-node'): Promise<number> {
+  const before = heapMb();
+  if (which === 'ours') {
+    const ours = new Informer(KubeClient.fromString(cp.kubeconfig()), {
+      resource: Resources.Pod,
+      namespace: 'bench',
+    });
     ours.start();
     await ours.waitForSync();
-    const oursMb = heapMb() - before;
+    const mb = heapMb() - before;
     await ours.stop();
-    const kc = new KubeConfig();
-    kc.loadFromString(cp.kubeconfig());
-    const core = kc.makeApiClient(CoreV1Api);
-    const before2 = heapMb();
-    const theirs = makeInformer(kc, '/api/v1/namespaces/bench/pods', () =>
-      core.listNamespacedPod({ namespace: 'bench' }),
-    );
-    await theirs.start();
-    const theirsMb = heapMb() - before2;
-    await theirs.stop();
-    return { ours: oursMb, clientNode: theirsMb };
-  } finally {
-    await cp.stop();
+    return mb;
   }
+  const kc = new KubeConfig();
+  kc.loadFromString(cp.kubeconfig());
+  const core = kc.makeApiClient(CoreV1Api);
+  const theirs = makeInformer(kc, '/api/v1/namespaces/bench/pods', () =>
+    core.listNamespacedPod({ namespace: 'bench' }),
+  );
+  await theirs.start();
+  const mb = heapMb() - before;
+  await theirs.stop();
+  return mb;
 }
 
 /** Controller kit: work queue throughput and informer memory. */
@@ -98,19 +95,36 @@ export async function benchRuntime(): Promise<void> {
   const cycle: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const t = queueThroughput();
-    distinct.push(t.distinct);
-    duplicate.push(t.duplicate);
-    cycle.push(await queueCycle());
+    distinct.push(t.distinct / 1e6);
+    duplicate.push(t.duplicate / 1e6);
+    cycle.push((await queueCycle()) / 1e6);
   }
-  const s = (xs: number[]) =>
-    `median ${fmt(median(xs) / 1e6, 2)} M/s [${xs.map((x) => fmt(x / 1e6, 2)).join(', ')}]`;
-  console.log(`work queue, ${KEYS} distinct keys, ${ROUNDS} rounds:`);
-  console.log(`  add (new keys):              ${s(distinct)}`);
-  console.log(`  add (keys already queued):   ${s(duplicate)}`);
-  console.log(`  add + get + done per key:    ${s(cycle)}`);
-  if (!globalThis.gc) console.log('  (run with --expose-gc for the memory figures)');
-  const mem = await informerMemory();
-  console.log(
-    `informer heap per ${PODS} cached pods: ours ${fmt(mem.ours)} MB, client-node makeInformer ${fmt(mem.clientNode)} MB (ratio ${fmt(mem.ours / mem.clientNode, 2)})`,
-  );
+  const opts = (label: string) => ({ label: `work queue, ${KEYS} keys, ${label}`, unit: 'M/s', digits: 2 });
+  figure('runtime.queue-add', distinct, opts('add (new keys)'));
+  figure('runtime.queue-add-queued', duplicate, opts('add (keys already queued)'));
+  figure('runtime.queue-cycle', cycle, opts('add + get + done per key'));
+  if (!globalThis.gc) {
+    console.log('  (run with --expose-gc for the memory figures)');
+    return;
+  }
+  const cp = await ControlPlane.start();
+  try {
+    const client = KubeClient.fromString(cp.kubeconfig());
+    await client.create(Resources.Namespace, { metadata: { name: 'bench' } });
+    for (let i = 0; i < PODS; i++) await client.create(Resources.Pod, podBody(i));
+    const heap = await sideBySide(3, {
+      ours: () => informerMemory(cp, 'ours'),
+      'client-node': () => informerMemory(cp, 'client-node'),
+    });
+    figure('runtime.informer-heap', heap.ours, {
+      label: `informer heap, ${PODS} cached pods, ours`,
+      unit: 'MB',
+    });
+    figure('runtime.informer-heap-client-node', heap['client-node'], {
+      label: `informer heap, ${PODS} cached pods, client-node makeInformer`,
+      unit: 'MB',
+    });
+  } finally {
+    await cp.stop();
+  }
 }

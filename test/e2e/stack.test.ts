@@ -2,29 +2,29 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, Resources } from '@kruise/runtime';
-import { type Program, startProgram } from '@kruise/stack/processes';
+import { type Program, type StartOptions, startProgram } from '@kruise/stack/processes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
+import { asNobody } from '../support/nobody.ts';
 import { podLog } from '../support/pod-log.ts';
 
 /** `pnpm start`'s program, as a user runs it: a terminal's job, stopped with Ctrl-C (SIGINT to its process group). */
 const running: Program[] = [];
 const dirs: string[] = [];
+const cleanups: (() => void)[] = [];
 afterAll(async () => {
   for (const p of running) await p.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const c of cleanups) c();
 });
 
-function startStack(args: string[], user: { uid?: number; gid?: number } = {}): Program {
+function startStack(args: string[], options: StartOptions = {}): Program {
   const stack = startProgram(
     'pnpm start',
     'packages/stack/src/main.ts',
     args,
     {},
-    {
-      ...user,
-      detached: true,
-    },
+    { ...options, detached: true },
   );
   running.push(stack);
   return stack;
@@ -90,7 +90,10 @@ describe('pnpm start (the local stack)', () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'kruise-stack-'));
     dirs.push(stateDir);
     chmodSync(stateDir, 0o777);
-    const stack = startStack([`--state-dir=${stateDir}`], { uid: 65534, gid: 65534 });
+    // As nobody, from a view of the clone nobody can read wherever the clone lives (e.g. under /root).
+    const nobody = asNobody();
+    cleanups.push(nobody.remove);
+    const stack = startStack([`--state-dir=${stateDir}`], nobody.options);
     await stack.waitFor(/\[kruise\] ready/, 60_000);
     expect(stack.output()).toContain('cannot run here: not running as root');
     expect(stack.output()).toContain('running the control plane and kruise-manager only');

@@ -31,24 +31,44 @@ export function writeProgramLogsTo(dir: string): void {
   logDir = dir;
 }
 
+/** How a program is started, beyond its entry, arguments and environment. */
+export interface StartOptions {
+  uid?: number;
+  gid?: number;
+  /** A process group of its own (a terminal's job, which Ctrl-C signals as a whole). */
+  detached?: boolean;
+  /**
+   * A command that execs the program (its argv is appended), e.g. one that switches user or mount
+   * namespace first; it must exec, not fork, so the program keeps the child's PID.
+   */
+  launcher?: string[];
+  /** Where the program sees the repository (a bind mount of it), if not at `repoRoot`. */
+  root?: string;
+}
+
 /**
  * Starts one of our TypeScript entry points on this Node (`process.execPath`, which forwards
- * signals, unlike `node_modules/.bin/node`), with sources resolved through the `source` condition,
- * optionally as another user, or as a process group of its own (`detached`: a terminal's job, which
- * Ctrl-C signals as a whole).
+ * signals, unlike `node_modules/.bin/node`), with sources resolved through the `source` condition.
+ * A program that cannot be spawned at all fails its waiters at once with the reason.
  */
 export function startProgram(
   name: string,
   entry: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  options: { uid?: number; gid?: number; detached?: boolean } = {},
+  options: StartOptions = {},
 ): Program {
-  const child = spawn(process.execPath, ['--conditions=source', join(repoRoot, entry), ...args], {
+  const { launcher = [], root = repoRoot, ...spawnOptions } = options;
+  const execPath = process.execPath.startsWith(`${repoRoot}/`)
+    ? join(root, process.execPath.slice(repoRoot.length))
+    : process.execPath;
+  const argv = [...launcher, execPath, '--conditions=source', join(root, entry), ...args];
+  const child = spawn(argv[0]!, argv.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
-    ...options,
+    ...spawnOptions,
   });
+  let spawnError: Error | undefined;
   let out = '';
   const waiters: (() => void)[] = [];
   const file = logDir ? createWriteStream(join(logDir, `${name}.log`), { flags: 'a' }) : undefined;
@@ -60,9 +80,17 @@ export function startProgram(
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | string | null>((r) =>
-    child.once('exit', (code, signal) => r(code ?? signal)),
-  );
+  const exited = new Promise<number | string | null>((r) => {
+    child.once('exit', (code, signal) => r(code ?? signal));
+    // No 'exit' follows a failed spawn: settle with the reason, and wake the waiters now.
+    child.once('error', (err) => {
+      if (child.pid !== undefined) return;
+      spawnError = err;
+      out += `cannot start ${argv[0]}: ${err.message}\n`;
+      for (const w of waiters.splice(0)) w();
+      r(err.message);
+    });
+  });
   return {
     name,
     child,
@@ -78,6 +106,9 @@ export function startProgram(
           if (m) {
             clearTimeout(timer);
             resolve(m);
+          } else if (spawnError) {
+            clearTimeout(timer);
+            reject(new Error(`${name} could not start: ${spawnError.message}`));
           } else if (child.exitCode !== null || child.signalCode !== null) {
             clearTimeout(timer);
             reject(new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${out.slice(-3000)}`));
@@ -88,6 +119,7 @@ export function startProgram(
       });
     },
     async stop(graceMs = 15_000) {
+      if (spawnError) return spawnError.message;
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? child.signalCode;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

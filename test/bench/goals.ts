@@ -1,0 +1,113 @@
+/**
+ * The goals of `pnpm bench`: ONE table, checked by `pnpm bench -- --check`.
+ *
+ * A key is `<suite>.<figure>`: the part before the first dot is the suite's name in run.ts, and a
+ * suite that runs must report every goal of its own (a goal it leaves unmeasured fails the check,
+ * so a renamed or dropped figure cannot pass in silence). Figures without a goal need no entry.
+ */
+export interface Goal {
+  /** What the figure is, for the summary. */
+  what: string;
+  unit: string;
+  /** The figure must be at most this … */
+  atMost?: number;
+  /** … or at least this. */
+  atLeast?: number;
+  /**
+   * Which rounds must meet it: `median` (the default) — the median of the rounds; `every` — each
+   * round on its own (a goal on a tail that must hold every time, not on average).
+   */
+  of?: 'median' | 'every';
+}
+
+export const GOALS = {
+  'control-plane.writes-per-s': {
+    what: 'control-plane creates/s, client-node, 2 client threads, 32 in flight',
+    unit: '/s',
+    atLeast: 2000,
+  },
+  'control-plane.watch-fanout-p99': {
+    what: 'control-plane watch fan-out p99, 50 watchers (write start -> event received)',
+    unit: 'ms',
+    atMost: 50,
+  },
+  'manager.fanout-1000': {
+    what: 'ImagePullJob fan-out to 1,000 NodeImages: every spec tagged',
+    unit: 's',
+    atMost: 3,
+  },
+  'manager.fanout-1000-of-raw': {
+    what: 'fan-out write rate at 1,000 nodes as a share of the raw GET+PUT rate',
+    unit: '%',
+    atLeast: 50,
+  },
+  'manager.fanout-10000': {
+    what: 'ImagePullJob fan-out to 10,000 NodeImages: every spec tagged',
+    unit: 's',
+    atMost: 10,
+  },
+  'manager.storm': {
+    what: 'reconciles after one tag status change, per job on that tag',
+    unit: 'x',
+    atMost: 1.05,
+  },
+  'manager.rss': {
+    what: 'kruise-manager RSS (built JS), 1,000 NodeImages and 10,000 pods cached',
+    unit: 'MB',
+    atMost: 200,
+  },
+  'admission.p99': {
+    what: 'admission review p99 at 500 reviews/s, kruise-manager process over keep-alive HTTPS',
+    unit: 'ms',
+    atMost: 5,
+  },
+  'crr.stop-p50': {
+    what: 'ContainerRecreateRequest create -> StopContainer at containerd, p50 (every round)',
+    unit: 'ms',
+    atMost: 200,
+    of: 'every',
+  },
+  'crr.stop-p99': {
+    what: 'ContainerRecreateRequest create -> StopContainer at containerd, p99 (every round)',
+    unit: 'ms',
+    atMost: 1000,
+    of: 'every',
+  },
+  'daemon.pull-ratio': {
+    what: 'cold pull through kruise-daemon / direct CRI PullImage',
+    unit: 'x',
+    atMost: 1.02,
+  },
+  'daemon.rss': {
+    what: 'kruise-daemon RSS (built JS) after 50 pulls with 100 pods on the node',
+    unit: 'MB',
+    atMost: 80,
+  },
+} satisfies Record<string, Goal>;
+
+/** A key of the goals table. */
+export type GoalId = keyof typeof GOALS;
+
+/** The goal of `id`, if it has one. */
+export function goalOf(id: string): Goal | undefined {
+  return (GOALS as Record<string, Goal>)[id];
+}
+
+/** The goals of one suite (keys that start with `<suite>.`). */
+export function goalsOfSuite(suite: string): string[] {
+  return Object.keys(GOALS).filter((id) => id.startsWith(`${suite}.`));
+}
+
+/** Whether `value` meets `goal`. */
+export function meets(goal: Goal, value: number): boolean {
+  if (Number.isNaN(value)) return false;
+  if (goal.atMost !== undefined && value > goal.atMost) return false;
+  if (goal.atLeast !== undefined && value < goal.atLeast) return false;
+  return true;
+}
+
+/** `<= 3 s`, `>= 50 %`. */
+export function goalText(goal: Goal): string {
+  const bound = goal.atMost !== undefined ? `<= ${goal.atMost}` : `>= ${goal.atLeast}`;
+  return `${bound} ${goal.unit}${goal.of === 'every' ? ' in every round' : ''}`;
+}
