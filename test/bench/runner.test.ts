@@ -85,8 +85,14 @@ describe('side-by-side figures', () => {
   it('alternate their order every round', async () => {
     const calls: string[] = [];
     const out = await sideBySide(4, {
-      ours: async (r) => (calls.push(`ours${r}`), r),
-      theirs: async (r) => (calls.push(`theirs${r}`), 10 + r),
+      ours: async (r) => {
+        calls.push(`ours${r}`);
+        return r;
+      },
+      theirs: async (r) => {
+        calls.push(`theirs${r}`);
+        return 10 + r;
+      },
     });
     expect(calls).toEqual(['ours0', 'theirs0', 'theirs1', 'ours1', 'ours2', 'theirs2', 'theirs3', 'ours3']);
     expect(out).toEqual({ ours: [0, 1, 2, 3], theirs: [10, 11, 12, 13] });
