@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { figure, printTo, sideBySide } from './figures.ts';
 import { GOALS, goalsOfSuite } from './goals.ts';
@@ -105,5 +107,25 @@ describe('side-by-side figures', () => {
   it('print the median and the spread of the rounds', () => {
     figure('x.info', [12, 10, 15], { label: 'x', unit: 'ms' });
     expect(lines.at(-1)).toBe('  x: median 12.0 ms, spread 10.0–15.0 (3 rounds: 12.0, 10.0, 15.0)');
+  });
+});
+
+describe('pnpm bench (run.ts)', () => {
+  const run = (...args: string[]) =>
+    spawnSync(
+      process.execPath,
+      ['--conditions=source', fileURLToPath(new URL('./run.ts', import.meta.url)), ...args],
+      {
+        encoding: 'utf8',
+      },
+    );
+
+  it("exits with the runner's code: 2 for an unknown suite, 0 for --list with every goal listed", () => {
+    const bad = run('--', '--only', 'nope');
+    expect(bad.status).toBe(2);
+    expect(bad.stdout).toContain('unknown suite nope');
+    const list = run('--', '--list');
+    expect(list.status).toBe(0);
+    for (const id of Object.keys(GOALS)) expect(list.stdout).toContain(`  ${id}: `);
   });
 });
