@@ -104,11 +104,12 @@ export const methodNotAllowed = (method: string) =>
     kind: method,
   });
 
-export const unsupportedMediaType = (contentType: string) =>
+/** kube-apiserver's 415 for a body it cannot read, listing what the verb accepts. */
+export const unsupportedMediaType = (accepted: string[]) =>
   new ApiError(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${contentType})`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
 
 export const internalError = (message: string) =>

@@ -12,6 +12,7 @@ import {
 import { resourceKey } from '../registry/types.ts';
 import type { HandlerDeps } from './deps.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.ts';
+import { sendObject } from './negotiation.ts';
 import { groupVersionOfPath, openApiV3Document, openApiV3Index } from './openapi.ts';
 import { parseRequestInfo, type RequestInfo } from './request-info.ts';
 import { ResourceHandler } from './resource-handler.ts';
@@ -92,7 +93,7 @@ export class ApiHandler {
     } catch (err) {
       const apiErr = err instanceof ApiError ? err : internalError((err as Error)?.message ?? String(err));
       code = apiErr.code;
-      sendJson(res, apiErr.code, apiErr.toStatus());
+      sendObject(res, apiErr.code, apiErr.toStatus(), req.headers.accept);
     }
   }
 

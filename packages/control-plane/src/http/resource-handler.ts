@@ -17,21 +17,15 @@ import { applyStrategicMergePatch } from '../patch/strategic-merge.ts';
 import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
-import { parseJson, readBody, readRawBody } from './body.ts';
+import { parseJson, readBody } from './body.ts';
 import type { HandlerDeps } from './deps.ts';
+import { mediaTypeOf, patchTypesOf, prefersProtobuf, readObjectBody, sendObject } from './negotiation.ts';
 import { streamPodLog } from './pod-log.ts';
-import { decodeBuiltinObject, decodeEnvelope, decodeSelfSubjectAccessReview } from './protobuf.ts';
 import type { RequestInfo } from './request-info.ts';
 import { sendJson } from './respond.ts';
 import { applyScale, toScale } from './scale.ts';
 import { toTable, wantsTable } from './table.ts';
 import { selectableFieldsOf, Watcher } from './watcher.ts';
-
-const PATCH_TYPES = new Set([
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-]);
 
 function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
@@ -97,31 +91,18 @@ export class ResourceHandler {
       fieldValidation: query.get('fieldValidation') ?? 'Warn',
       subresource: info.subresource,
     };
-    const send = (code: number, body: unknown) => {
+    const accept = req.headers.accept;
+    const send = (code: number, body: unknown, rawJson?: string) => {
       if (warnings.length && !res.headersSent)
         res.setHeader(
           'Warning',
           warnings.map((w) => `299 - "${w.replace(/"/g, "'")}"`),
         );
-      sendJson(res, code, body);
+      sendObject(res, code, body, accept, rawJson);
     };
-    const contentType = String(req.headers['content-type'] ?? '');
-    let protobufBody: KubeObject | undefined;
-    if (contentType.startsWith('application/vnd.kubernetes.protobuf') && !type.virtual) {
-      if (info.verb !== 'create') throw unsupportedMediaType(contentType);
-      const envelope = decodeEnvelope(await readRawBody(req));
-      protobufBody = decodeBuiltinObject(envelope.apiVersion, envelope.kind, envelope.raw);
-      if (!protobufBody) throw unsupportedMediaType(contentType);
-    }
     if (type.virtual) {
       if (info.verb !== 'create') throw methodNotAllowed(req.method ?? '');
-      const raw = await readRawBody(req);
-      let body: any;
-      if ((req.headers['content-type'] ?? '').startsWith('application/vnd.kubernetes.protobuf')) {
-        if (type.kind !== 'SelfSubjectAccessReview')
-          throw unsupportedMediaType(String(req.headers['content-type']));
-        body = decodeSelfSubjectAccessReview(decodeEnvelope(raw).raw);
-      } else body = parseJson(raw.toString('utf8'));
+      const body = await readObjectBody(req);
       const answer = type.virtual(
         { ...body, apiVersion: apiVersionOf(type), kind: type.kind, metadata: body?.metadata ?? {} },
         { user, authorize: (a) => this.deps.rbac.authorize(user, a) },
@@ -143,14 +124,14 @@ export class ResourceHandler {
             200,
             toTable(type, [e.obj], { resourceVersion: String(e.rv) }, query.get('includeObject')),
           );
-        return sendJson(res, 200, undefined, e.json);
+        return send(200, e.obj, e.json);
       }
       case 'list':
         return this.list(req, res, type, info, query);
       case 'watch':
         return this.watch(res, type, info, query, req.headers.accept);
       case 'create': {
-        const body = protobufBody ?? parseJson(await readBody(req));
+        const body = await readObjectBody(req);
         if (info.subresource === 'token') return send(201, this.tokenRequest(type, info, body));
         if (info.name && !info.subresource) throw methodNotAllowed('POST');
         if (info.subresource) throw methodNotAllowed('POST');
@@ -158,7 +139,7 @@ export class ResourceHandler {
         return send(201, created);
       }
       case 'update': {
-        const body = parseJson(await readBody(req));
+        const body = await readObjectBody(req);
         if (info.subresource === 'scale') {
           const scaled = await this.deps.objects.update(
             type,
@@ -172,8 +153,9 @@ export class ResourceHandler {
         return send(200, await this.deps.objects.update(type, info.namespace, info.name, { body }, options));
       }
       case 'patch': {
-        const patchType = contentType.split(';')[0]!.trim();
-        if (!PATCH_TYPES.has(patchType)) throw unsupportedMediaType(patchType);
+        const patchType = mediaTypeOf(req);
+        const patchTypes = patchTypesOf(type);
+        if (!patchTypes.includes(patchType)) throw unsupportedMediaType(patchTypes);
         const patch = parseJson(await readBody(req));
         if (
           patchType !== 'application/json-patch+json' &&
@@ -184,7 +166,6 @@ export class ResourceHandler {
         const patchDocument = (cur: KubeObject): KubeObject => {
           if (patchType === 'application/json-patch+json') return applyJsonPatch(cur, patch) as KubeObject;
           if (patchType === 'application/merge-patch+json') return applyMergePatch(cur, patch) as KubeObject;
-          if (type.crdName) throw unsupportedMediaType(patchType);
           return applyStrategicMergePatch(cur, patch);
         };
         if (info.subresource === 'scale') {
@@ -203,8 +184,7 @@ export class ResourceHandler {
         );
       }
       case 'delete': {
-        const text = await readBody(req);
-        const body = text.trim() ? parseJson(text) : {};
+        const body = await readObjectBody(req, {});
         const del: DeleteOptions = {
           ...options,
           propagationPolicy: body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined,
@@ -294,6 +274,7 @@ export class ResourceHandler {
     let next = '';
     let remaining = 0;
     const table = wantsTable(req.headers.accept);
+    const proto = !table && prefersProtobuf(req.headers.accept);
     for (const e of entries) {
       const key = `${e.obj.metadata?.namespace ?? ''}/${e.obj.metadata?.name}`;
       if (start && key <= start) continue;
@@ -304,7 +285,7 @@ export class ResourceHandler {
         continue;
       }
       items.push(e.json);
-      if (table) objects.push(e.obj);
+      if (table || proto) objects.push(e.obj);
       if (limit > 0 && items.length === limit) next = key;
     }
     const rv = String(store.currentRV);
@@ -314,6 +295,10 @@ export class ResourceHandler {
       metadata.remainingItemCount = remaining;
     }
     if (table) return sendJson(res, 200, toTable(type, objects, metadata, query.get('includeObject')));
+    if (proto) {
+      const list = { kind: type.listKind, apiVersion: apiVersionOf(type), metadata, items: objects };
+      return sendObject(res, 200, list, req.headers.accept);
+    }
     const head = `{"kind":"${type.listKind}","apiVersion":"${apiVersionOf(type)}","metadata":${JSON.stringify(metadata)},"items":[`;
     sendJson(res, 200, undefined, `${head}${items.join(',')}]}`);
   }

@@ -30,10 +30,13 @@ export const APPS_RESOURCES: ResourceType[] = [
       o.spec.replicas ??= 1;
       o.spec.revisionHistoryLimit ??= 10;
       o.spec.progressDeadlineSeconds ??= 600;
-      o.spec.strategy ??= {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' },
-      };
+      o.spec.strategy ??= {};
+      o.spec.strategy.type ||= 'RollingUpdate';
+      if (o.spec.strategy.type === 'RollingUpdate') {
+        o.spec.strategy.rollingUpdate ??= {};
+        o.spec.strategy.rollingUpdate.maxUnavailable ??= '25%';
+        o.spec.strategy.rollingUpdate.maxSurge ??= '25%';
+      }
     },
     validate: (o) => (o.spec?.selector ? [] : [required('spec.selector')]),
   }),
