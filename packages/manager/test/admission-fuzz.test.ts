@@ -1,5 +1,6 @@
-import type { AdmissionHandler, AdmissionRequest, AdmissionResponse, KubeObject } from '@kruise/runtime';
+import type { AdmissionHandler, AdmissionRequest, AdmissionResponse } from '@kruise/runtime';
 import fc from 'fast-check';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import { parseFeatureGates } from '../src/features.ts';
 import { webhookRoutes } from '../src/webhooks/paths.ts';
@@ -11,12 +12,21 @@ import { webhookRoutes } from '../src/webhooks/paths.ts';
  * 4xx code — never an exception, never a 500.
  */
 const gates = parseFeatureGates('ImagePullJobGate=true');
-const pod: KubeObject = {
+const pod: Pod = {
   metadata: { name: 'p', namespace: 'default', uid: 'u1' },
   spec: { nodeName: 'n1', containers: [{ name: 'app' }], terminationGracePeriodSeconds: 30 },
   status: {
     phase: 'Running',
-    containerStatuses: [{ name: 'app', containerID: 'containerd://x', restartCount: 0 }],
+    containerStatuses: [
+      {
+        name: 'app',
+        image: 'app:1',
+        imageID: '',
+        ready: true,
+        containerID: 'containerd://x',
+        restartCount: 0,
+      },
+    ],
   },
 };
 const routes = webhookRoutes(gates, {

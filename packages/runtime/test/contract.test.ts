@@ -80,8 +80,8 @@ describe('the controller contract', () => {
       metadata: {
         namespace: 'ns',
         ownerReferences: [
-          { kind: 'CloneSet', name: 'not-controller' },
-          { kind: 'CloneSet', name: 'cs', controller: true },
+          { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'not-controller', uid: 'a' },
+          { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'cs', uid: 'b', controller: true },
         ],
       },
     };

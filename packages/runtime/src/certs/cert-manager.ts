@@ -1,4 +1,9 @@
-import type { KubeClient, KubeObject } from '../kube/client.ts';
+import type {
+  MutatingWebhookConfiguration,
+  ValidatingWebhookConfiguration,
+} from 'kubernetes-types/admissionregistration/v1.js';
+import type { Secret } from 'kubernetes-types/core/v1.js';
+import type { KubeClient } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import { Resources } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
@@ -101,9 +106,12 @@ export class CertManager {
     return certs;
   }
 
-  private fromSecret(secret: KubeObject | undefined): WebhookCertificates | undefined {
+  private fromSecret(secret: Secret | undefined): WebhookCertificates | undefined {
     const d = secret?.data ?? {};
-    const read = (k: string) => (d[k] ? Buffer.from(d[k], 'base64').toString('utf8') : '');
+    const read = (k: string) => {
+      const v = d[k];
+      return v ? Buffer.from(v, 'base64').toString('utf8') : '';
+    };
     const certs = {
       caCert: read('ca-cert.pem'),
       caKey: read('ca-key.pem'),
@@ -115,9 +123,9 @@ export class CertManager {
 
   private async ensureSecret(): Promise<WebhookCertificates> {
     for (let attempt = 0; attempt < 10; attempt++) {
-      let secret: KubeObject | undefined;
+      let secret: Secret | undefined;
       try {
-        secret = await this.client.get(Resources.Secret, this.o.namespace, this.o.secretName);
+        secret = await this.client.get<Secret>(Resources.Secret, this.o.namespace, this.o.secretName);
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
@@ -165,14 +173,14 @@ export class CertManager {
     ];
     for (const [resource, name] of configs) {
       for (let attempt = 0; attempt < 5; attempt++) {
-        let config: KubeObject;
+        let config: MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
         try {
-          config = await this.client.get(resource, undefined, name);
+          config = await this.client.get<MutatingWebhookConfiguration>(resource, undefined, name);
         } catch (err) {
           if (isNotFound(err)) break;
           throw err;
         }
-        const webhooks = (config.webhooks ?? []).map((w: any) => ({
+        const webhooks = (config.webhooks ?? []).map((w) => ({
           ...w,
           clientConfig: { ...w.clientConfig, caBundle },
         }));

@@ -1,3 +1,4 @@
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { ScaleExpectations } from '../expectations/scale.ts';
 import type { Informer } from '../informer/informer.ts';
 import type { KubeObject } from '../kube/client.ts';
@@ -14,18 +15,12 @@ export interface EventMapper<T> {
   delete?(obj: T): Requests;
 }
 
-/** An owner reference, as `metadata.ownerReferences` holds it. */
-interface OwnerRef {
-  kind?: string;
-  name?: string;
-  controller?: boolean;
-}
-
 /** The request for the controlling owner of `obj` when it is of `kind` (same namespace). */
-export function controllerOwnerRequest(obj: KubeObject, kind: string): Request | undefined {
-  const ref = ((obj.metadata?.ownerReferences ?? []) as OwnerRef[]).find(
-    (r) => r.controller && r.kind === kind,
-  );
+export function controllerOwnerRequest(
+  obj: { metadata?: { namespace?: string; ownerReferences?: OwnerReference[] } },
+  kind: string,
+): Request | undefined {
+  const ref = (obj.metadata?.ownerReferences ?? []).find((r) => r.controller && r.kind === kind);
   return ref?.name ? { namespace: obj.metadata?.namespace ?? '', name: ref.name } : undefined;
 }
 

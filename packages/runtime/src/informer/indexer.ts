@@ -1,3 +1,4 @@
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { KubeObject } from '../kube/client.ts';
 
 /** Computes the index values of an object. */
@@ -22,7 +23,8 @@ export const Indexers = {
   /** By namespace. */
   namespace: (obj: KubeObject) => [obj.metadata?.namespace ?? ''],
   /** By the UID of each owner. */
-  ownerUid: (obj: KubeObject) => (obj.metadata?.ownerReferences ?? []).map((r: any) => String(r.uid)),
+  ownerUid: (obj: KubeObject) =>
+    ((obj.metadata?.ownerReferences ?? []) as OwnerReference[]).map((r) => String(r.uid)),
   /** By `spec.nodeName` (pods). */
   nodeName: (obj: KubeObject) => (obj.spec?.nodeName ? [String(obj.spec.nodeName)] : []),
   /** By the value of a label. */

@@ -1,4 +1,5 @@
-import type { KubeClient, KubeObject } from '../kube/client.ts';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { KubeClient } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import { Resources } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
@@ -110,9 +111,9 @@ export class LeaderElector {
   private async tryAcquireOrRenew(): Promise<boolean> {
     const now = new Date();
     const durationSeconds = Math.ceil(this.o.leaseDurationMs / 1000);
-    let lease: KubeObject;
+    let lease: Lease;
     try {
-      lease = await this.client.get(Resources.Lease, this.o.namespace, this.o.name);
+      lease = await this.client.get<Lease>(Resources.Lease, this.o.namespace, this.o.name);
     } catch (err) {
       if (!isNotFound(err)) {
         this.log.warn({ err: (err as Error).message }, 'reading the lease failed');

@@ -7,26 +7,20 @@ import {
   SECRET_REFERENCES_ANNOTATION,
   SECRET_SOURCE_KEY_ANNOTATION,
 } from '@kruise/api';
-import {
-  isNotFound,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-  Resources,
-  retryOnConflict,
-} from '@kruise/runtime';
+import { isNotFound, type KubeClient, type Logger, Resources, retryOnConflict } from '@kruise/runtime';
+import type { Secret } from 'kubernetes-types/core/v1.js';
 
 /** Reads secrets from the informer caches. */
 export interface SecretCache {
   /** A source secret in a job's namespace. */
-  source(namespace: string, name: string): KubeObject | undefined;
+  source(namespace: string, name: string): Secret | undefined;
   /** The shared copy of `ns/name` in the config namespace. */
-  copyOf(sourceKey: string): KubeObject | undefined;
+  copyOf(sourceKey: string): Secret | undefined;
   /** Every copy in the config namespace. */
-  copies(): KubeObject[];
+  copies(): Secret[];
 }
 
-const refsOf = (secret: KubeObject): string[] =>
+const refsOf = (secret: Secret): string[] =>
   (secret.metadata?.annotations?.[SECRET_REFERENCES_ANNOTATION] ?? '').split(',').filter(Boolean);
 
 /**
@@ -75,7 +69,7 @@ export class SecretSync {
     return refs;
   }
 
-  private async ensureCopy(sourceKey: string, source: KubeObject, jobKey: string): Promise<string> {
+  private async ensureCopy(sourceKey: string, source: Secret, jobKey: string): Promise<string> {
     const existing = this.cache.copyOf(sourceKey);
     const annotationsFor = (refs: string[]) => ({
       ...(source.metadata?.annotations ?? {}),
@@ -108,7 +102,7 @@ export class SecretSync {
     )
       return name;
     await retryOnConflict(async () => {
-      const fresh = await this.client.get(Resources.Secret, this.configNamespace, name);
+      const fresh = await this.client.get<Secret>(Resources.Secret, this.configNamespace, name);
       await this.client.update(Resources.Secret, {
         ...fresh,
         metadata: {
@@ -129,7 +123,7 @@ export class SecretSync {
       const name = copy.metadata?.name as string;
       try {
         await retryOnConflict(async () => {
-          const fresh = await this.client.get(Resources.Secret, this.configNamespace, name);
+          const fresh = await this.client.get<Secret>(Resources.Secret, this.configNamespace, name);
           const left = refsOf(fresh).filter((r) => r !== jobKey);
           if (left.length === 0) {
             await this.client.delete(Resources.Secret, this.configNamespace, name, {

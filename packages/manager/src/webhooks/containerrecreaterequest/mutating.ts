@@ -7,7 +7,8 @@ import {
   VIRTUAL_KUBELET_LABEL,
   VIRTUAL_KUBELET_VALUE,
 } from '@kruise/api';
-import { type AdmissionHandler, denied, type KubeObject, patched } from '@kruise/runtime';
+import { type AdmissionHandler, denied, patched } from '@kruise/runtime';
+import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { FeatureGates } from '../../features.ts';
 import { decodeObject, gateOff } from '../decode.ts';
 
@@ -17,19 +18,19 @@ export const MIN_DEADLINE_SECONDS = 3;
 /** How the webhook reads the target pod and its node (live reads: the containerIDs must be current). */
 export interface CrrLookup {
   /** The pod, or undefined when it does not exist. */
-  pod(namespace: string, name: string): Promise<KubeObject | undefined>;
+  pod(namespace: string, name: string): Promise<Pod | undefined>;
   /** The node; throws with the API's message when it cannot be read. */
-  node(name: string): Promise<KubeObject>;
+  node(name: string): Promise<Node>;
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const deepEqual = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** Whether a pod can still have containers recreated (kubecontroller.IsPodActive, or ended by SidecarTerminator). */
-function podIsActive(pod: KubeObject): boolean {
+function podIsActive(pod: Pod): boolean {
   const phase = pod.status?.phase;
   if (phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata?.deletionTimestamp) return true;
-  return (pod.status?.conditions ?? []).some((c: any) => c?.type === 'SidecarTerminated');
+  return (pod.status?.conditions ?? []).some((c) => c?.type === 'SidecarTerminated');
 }
 
 function updateDenial(crr: ContainerRecreateRequest, old: ContainerRecreateRequest) {
@@ -45,11 +46,11 @@ function updateDenial(crr: ContainerRecreateRequest, old: ContainerRecreateReque
 }
 
 /** Fills what the daemon needs from the pod into each container; returns the error text or undefined. */
-function injectPod(crr: ContainerRecreateRequest, pod: KubeObject): string | undefined {
+function injectPod(crr: ContainerRecreateRequest, pod: Pod): string | undefined {
   const spec = crr.spec!;
   spec.strategy!.terminationGracePeriodSeconds ??= pod.spec?.terminationGracePeriodSeconds;
-  const podContainers: any[] = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  const statuses: any[] = [
+  const podContainers: Container[] = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+  const statuses: ContainerStatus[] = [
     ...(pod.status?.initContainerStatuses ?? []),
     ...(pod.status?.containerStatuses ?? []),
   ];
@@ -123,7 +124,7 @@ export function mutateContainerRecreateRequest(gates: FeatureGates, lookup: CrrL
     if (!policy) spec.strategy.failurePolicy = 'Fail';
     else if (policy !== 'Fail' && policy !== 'Ignore') return denied(400, `unknown failurePolicy ${policy}`);
     const namespace = crr.metadata.namespace ?? request.namespace ?? '';
-    let pod: KubeObject | undefined;
+    let pod: Pod | undefined;
     try {
       pod = await lookup.pod(namespace, spec.podName);
     } catch (err) {
@@ -133,7 +134,7 @@ export function mutateContainerRecreateRequest(gates: FeatureGates, lookup: CrrL
     if (!podIsActive(pod)) return denied(400, 'not allowed to recreate containers in an inactive Pod');
     const nodeName: string | undefined = pod.spec?.nodeName;
     if (!nodeName) return denied(400, 'not allowed to recreate containers in a pending Pod');
-    let node: KubeObject;
+    let node: Node;
     try {
       node = await lookup.node(nodeName);
     } catch (err) {
