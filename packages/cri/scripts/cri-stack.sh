@@ -4,7 +4,9 @@
 # with CRI on a private socket. Started processes are recorded by PID and stopped by PID; each runs in
 # a session of its own (setsid), so a Ctrl-C meant for the program that started the stack never reaches
 # them — only `down` stops them, in order.
-# usage: cri-stack.sh install | install-docker | up | down | env | docker-up | docker-down
+# usage: cri-stack.sh install | install-docker | up | containerd-up | down | env | docker-up | docker-down
+#   containerd-up: containerd alone under CRI_STACK_DIR, pulling from the registry another stack runs on
+#   REG_PORT (one more node's runtime, with its own images and containers); `down` stops it
 #   env: CRI_STACK_DIR (default /tmp/cri-stack)  REG_PORT (5000)  BIG_MB (80)  CRI_STACK_CNI (0|1)  SNAPSHOTTER (overlayfs|native)
 set -euo pipefail
 BASE=${CRI_STACK_DIR:-/tmp/cri-stack}
@@ -215,12 +217,12 @@ down() {
   for d in /proc/[0-9]*; do
     if tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "-address $SOCK"; then kill -9 "${d#/proc/}" 2>/dev/null || true; fi
   done
-  log "stopping registry"
-  if [ -f "$BASE/registry/pid" ]; then p=$(cat "$BASE/registry/pid"); kill "$p" 2>/dev/null || true
+  local full=0  # a stack of its own (registry, bridge), not a containerd-up node
+  if [ -f "$BASE/registry/pid" ]; then full=1; log "stopping registry"; p=$(cat "$BASE/registry/pid"); kill "$p" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; fi
   # leftover mounts under BASE (rootfs overlays, shm, netns), deepest first
   awk -v b="$BASE/" 'index($5, b) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
-  ip link del "$BRIDGE" 2>/dev/null || true
+  if [ "$full" = 1 ]; then ip link del "$BRIDGE" 2>/dev/null || true; fi
   rm -rf "$BASE"
   rmdir /run/containerd/s /run/containerd 2>/dev/null || true   # shim sockets always live in /run/containerd/s (only if empty)
   log "stack down"
@@ -231,9 +233,10 @@ case "${1:-}" in
   install-docker) install_docker ;;
   up) t=$(date +%s%N); mkdir -p "$BASE"; start_registry; build_images; start_containerd
       log "up in $(( ($(date +%s%N) - t) / 1000000 )) ms" ;;
+  containerd-up) mkdir -p "$BASE"; start_containerd ;;
   down) docker_down; down ;;
   docker-up) docker_up ;;
   docker-down) docker_down ;;
   env) echo "CRI_SOCKET=$SOCK"; echo "REGISTRY=$REG"; echo "CONTAINERD_PID=$(cat "$BASE/containerd/pid" 2>/dev/null)"; echo "REGISTRY_PID=$(cat "$BASE/registry/pid" 2>/dev/null)" ;;
-  *) echo "usage: $0 install|install-docker|up|down|env|docker-up|docker-down" >&2; exit 2 ;;
+  *) echo "usage: $0 install|install-docker|up|containerd-up|down|env|docker-up|docker-down" >&2; exit 2 ;;
 esac

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient } from '@kruise/runtime';
 import { runExamples } from './examples.ts';
+import { type NodeRuntime, nodeNameOf, startNodeRuntime, ZONE_LABEL, zoneOf } from './node-runtimes.ts';
 import {
   installKruiseApi,
   type Program,
@@ -31,6 +32,7 @@ const { values: flags } = parseArgs({
     'node-name': { type: 'string', default: 'kruise-local' },
     'registry-port': { type: 'string', default: '5000' },
     'runtime-dir': { type: 'string', default: '/tmp/kruise-stack' },
+    nodes: { type: 'string', default: '1' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -40,10 +42,17 @@ if (flags.help) {
   --state-dir DIR        kubeconfig and API server data (default .kruise/)
   --node-name NAME       the local node (default kruise-local)
   --registry-port PORT   the local registry on 127.0.0.1 (default 5000)
-  --runtime-dir DIR      containerd and registry state, kept short for unix sockets (default /tmp/kruise-stack)`);
+  --runtime-dir DIR      containerd and registry state, kept short for unix sockets (default /tmp/kruise-stack)
+  --nodes N              local nodes (default 1): NAME, NAME-2 … in zones zone-a, zone-b …, each with
+                         kruise-daemon and a containerd of its own (DIR-n2 …)`);
   process.exit(0);
 }
 const say = (line: string) => console.log(`[kruise] ${line}`);
+const nodeCount = Number(flags.nodes);
+if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 26) {
+  console.error(`--nodes: must be a whole number from 1 to 26, not "${flags.nodes}"`);
+  process.exit(2);
+}
 const stateDir = flags['state-dir'];
 const node = flags['node-name'];
 const kubeconfig = join(stateDir, 'kubeconfig');
@@ -53,6 +62,7 @@ writeProgramLogsTo(join(stateDir, 'logs'));
 
 const programs: Program[] = [];
 let runtime: RuntimeStack | undefined;
+const nodeRuntimes: NodeRuntime[] = [];
 let cp: ControlPlane | undefined;
 const abort = new AbortController();
 let stopping = false;
@@ -63,6 +73,7 @@ const stop = async (code = 0) => {
   say('stopping');
   for (const p of [...programs].reverse()) await p.stop();
   try {
+    for (const r of nodeRuntimes) r.down();
     runtime?.down();
   } catch (err) {
     say(`could not stop containerd and the registry: ${(err as Error).message}`);
@@ -103,16 +114,26 @@ try {
     `control plane at ${cp.url}; kruise-manager running (pid ${manager.child.pid}, webhooks on 127.0.0.1:${webhookPort})`,
   );
   if (runtime) {
-    const endpoint = `unix://${runtime.socket}`;
-    const localNode = await startLocalNodeProcess(kubeconfig, node, endpoint, [
-      `--pod-logs-dir=${join(flags['runtime-dir'], 'pod-logs')}`,
-    ]);
-    programs.push(localNode);
-    const daemon = await startDaemonProcess(kubeconfig, node, endpoint);
-    programs.push(daemon);
-    say(
-      `local node ${node} running (pid ${localNode.child.pid}) on containerd ${runtime.socket}; kruise-daemon running (pid ${daemon.child.pid}); registry ${runtime.registry}`,
-    );
+    for (let i = 0; i < nodeCount; i++) {
+      const name = nodeNameOf(node, i);
+      let socket = runtime.socket;
+      if (i > 0) {
+        const extra = startNodeRuntime(`${flags['runtime-dir']}-n${i + 1}`, Number(flags['registry-port']));
+        nodeRuntimes.push(extra);
+        socket = extra.socket;
+      }
+      const endpoint = `unix://${socket}`;
+      const localNode = await startLocalNodeProcess(kubeconfig, name, endpoint, [
+        `--pod-logs-dir=${join(flags['runtime-dir'], i === 0 ? 'pod-logs' : `pod-logs-${name}`)}`,
+        `--label=${ZONE_LABEL}=${zoneOf(i)}`,
+      ]);
+      programs.push(localNode);
+      const daemon = await startDaemonProcess(kubeconfig, name, endpoint);
+      programs.push(daemon);
+      say(
+        `local node ${name} (${zoneOf(i)}) running (pid ${localNode.child.pid}) on containerd ${socket}; kruise-daemon running (pid ${daemon.child.pid}); registry ${runtime.registry}`,
+      );
+    }
   }
   say(`ready — try:
   export KUBECONFIG=${kubeconfig}

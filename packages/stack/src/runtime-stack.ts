@@ -39,18 +39,10 @@ export interface RuntimeStack {
   down(): void;
 }
 
-/**
- * Installs what is missing from Debian (root), then starts the local registry with the sample
- * images and containerd with CRI under `dir` (kept short: unix socket paths are limited).
- * @throws with the script's own message when a step fails.
- */
-export function startRuntimeStack(
-  dir: string,
-  registryPort: number,
-  log: (line: string) => void,
-): RuntimeStack {
+/** Runs steps of cri-stack.sh for the stack under `dir`; `run` throws with the script's own last lines. */
+export function criStackRunner(dir: string, registryPort: number) {
   const env = { ...process.env, CRI_STACK_DIR: dir, REG_PORT: String(registryPort) };
-  /** Runs a step of cri-stack.sh, optionally in a session of its own (out of reach of the terminal's Ctrl-C). */
+  /** Runs a step, optionally in a session of its own (out of reach of the terminal's Ctrl-C). */
   const script = (step: string, ownSession = false) =>
     spawnSync(ownSession ? 'setsid' : 'bash', [...(ownSession ? ['bash'] : []), CRI_STACK_SCRIPT, step], {
       env,
@@ -63,6 +55,20 @@ export function startRuntimeStack(
         `cri-stack.sh ${step} failed:\n${`${r.stderr ?? ''}`.trim().split('\n').slice(-8).join('\n')}`,
       );
   };
+  return { script, run };
+}
+
+/**
+ * Installs what is missing from Debian (root), then starts the local registry with the sample
+ * images and containerd with CRI under `dir` (kept short: unix socket paths are limited).
+ * @throws with the script's own message when a step fails.
+ */
+export function startRuntimeStack(
+  dir: string,
+  registryPort: number,
+  log: (line: string) => void,
+): RuntimeStack {
+  const { script, run } = criStackRunner(dir, registryPort);
   // A stack left by a run that was killed: clean it first (only what lives under dir).
   script('down');
   log('installing containerd, runc, docker-registry and skopeo from Debian when missing');
