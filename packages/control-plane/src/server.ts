@@ -10,6 +10,11 @@ import { RbacAuthorizer } from './auth/rbac.ts';
 import { TokenAuthenticator } from './auth/tokens.ts';
 import { CrdController } from './controllers/crd.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
+import {
+  type KubeControllerOptions,
+  type KubeControllers,
+  startKubeControllers,
+} from './controllers/kube-controllers.ts';
 import { NamespaceController } from './controllers/namespace.ts';
 import { FaultInjector } from './faults.ts';
 import { ApiHandler } from './http/handler.ts';
@@ -20,7 +25,7 @@ import { Persistence } from './store/persistence.ts';
 import { Store } from './store/store.ts';
 
 /** How to start a control plane. */
-export interface ControlPlaneOptions {
+export interface ControlPlaneOptions extends KubeControllerOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   /** Keep state here across restarts; memory only when absent. */
@@ -45,6 +50,8 @@ export class ControlPlane {
   private server!: Server;
   private resources!: ResourceHandler;
   private gc!: GarbageCollector;
+  /** The scheduler and controllers of kube-scheduler's and kube-controller-manager's part. */
+  controllers!: KubeControllers;
   url = '';
   /** TLS connections accepted so far (clients that reuse connections keep this low). */
   connectionCount = 0;
@@ -75,6 +82,7 @@ export class ControlPlane {
     new NamespaceController(deps);
     await cp.bootstrap();
     objects.admission = webhookAdmission(store);
+    cp.controllers = startKubeControllers(deps, options);
     const pki = await createServingPki();
     cp.caCert = pki.ca.cert;
     const handler = new ApiHandler({
@@ -186,6 +194,7 @@ export class ControlPlane {
 
   /** Stops serving, closes watches and (with a data dir) writes a snapshot. */
   async stop(): Promise<void> {
+    this.controllers.stop();
     this.resources.dropWatches();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());

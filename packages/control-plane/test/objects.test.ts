@@ -13,7 +13,8 @@ const pod = (name: string, extra: Record<string, any> = {}) => ({
 });
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  // Exact resourceVersions: nothing but the test writes (no scheduler).
+  cp = await startControlPlane({ scheduler: false });
   const kc = kubeConfigFor(cp);
   core = kc.makeApiClient(CoreV1Api);
   apps = kc.makeApiClient(AppsV1Api);

@@ -67,15 +67,16 @@ export function webhookAdmission(store: Store): AdmissionHook {
             `admission webhook "${webhook.name}" has no sideEffects or sideEffects is not None or NoneOnDryRun, and the request is dryRun`,
           );
         }
+        const kind = req.kind ?? { group: req.type.group, version: req.type.version, kind: req.type.kind };
         const review = {
           apiVersion: 'admission.k8s.io/v1',
           kind: 'AdmissionReview',
           request: {
             uid: randomUUID(),
-            kind: { group: req.type.group, version: req.type.version, kind: req.type.kind },
+            kind,
             resource: { group: req.type.group, version: req.type.version, resource: req.type.plural },
             ...(req.subresource ? { subResource: req.subresource } : {}),
-            requestKind: { group: req.type.group, version: req.type.version, kind: req.type.kind },
+            requestKind: kind,
             requestResource: { group: req.type.group, version: req.type.version, resource: req.type.plural },
             ...(req.subresource ? { requestSubResource: req.subresource } : {}),
             name: req.name || object?.metadata?.name || '',
@@ -134,8 +135,8 @@ export function webhookAdmission(store: Store): AdmissionHook {
               `JSON patch from webhook "${webhook.name}" could not be applied: ${(err as Error).message}`,
             );
           }
-          object.apiVersion = apiVersionOf(req.type);
-          object.kind = req.type.kind;
+          object.apiVersion = apiVersionOf(kind);
+          object.kind = kind.kind;
         }
       }
     }

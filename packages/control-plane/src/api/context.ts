@@ -23,6 +23,8 @@ export type AdmissionHook = (request: {
   oldObject: KubeObject | undefined;
   options: WriteOptions;
   phase: 'mutating' | 'validating';
+  /** The kind of the object sent, when a subresource takes another kind (pods/eviction: policy/v1 Eviction). */
+  kind?: { group: string; version: string; kind: string };
 }) => Promise<KubeObject | undefined>;
 
 /** Characters kube-apiserver uses for generateName suffixes. */

@@ -20,6 +20,7 @@ import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.t
 import { parseJson, readBody } from './body.ts';
 import type { HandlerDeps } from './deps.ts';
 import { mediaTypeOf, patchTypesOf, prefersProtobuf, readObjectBody, sendObject } from './negotiation.ts';
+import { postPodSubresource } from './pod-actions.ts';
 import { streamPodLog } from './pod-log.ts';
 import type { RequestInfo } from './request-info.ts';
 import { sendJson } from './respond.ts';
@@ -134,7 +135,8 @@ export class ResourceHandler {
         const body = await readObjectBody(req);
         if (info.subresource === 'token') return send(201, this.tokenRequest(type, info, body));
         if (info.name && !info.subresource) throw methodNotAllowed('POST');
-        if (info.subresource) throw methodNotAllowed('POST');
+        if (info.subresource)
+          return send(201, await postPodSubresource(this.deps, type, info, body, options));
         const created = await this.deps.objects.create(type, info.namespace, body, options);
         return send(201, created);
       }

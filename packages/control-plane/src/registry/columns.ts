@@ -47,3 +47,8 @@ export function column(
 /** Number of keys of a map field. */
 export const countKeys = (value: unknown): number =>
   value && typeof value === 'object' ? Object.keys(value as object).length : 0;
+
+/** A column `kubectl get -o wide` adds (priority 1). */
+export function wideColumn(name: string, cell: (obj: KubeObject, now: number) => unknown): TableColumn {
+  return { ...column(name, cell), priority: 1 };
+}

@@ -1,5 +1,5 @@
 import { badRequest, type StatusCause } from '../../errors.ts';
-import { AGE_COLUMN, age, column, countKeys } from '../columns.ts';
+import { AGE_COLUMN, age, column, countKeys, wideColumn } from '../columns.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { builtin } from './define.ts';
 import { defaultPodSpec } from './pod-defaults.ts';
@@ -148,6 +148,17 @@ export const CORE_RESOURCES: ResourceType[] = [
         'integer',
       ),
       AGE_COLUMN,
+      wideColumn('IP', (o) => o.status?.podIP || '<none>'),
+      wideColumn('Node', (o) => o.spec?.nodeName || '<none>'),
+      wideColumn('Nominated Node', (o) => o.status?.nominatedNodeName || '<none>'),
+      wideColumn('Readiness Gates', (o) => {
+        const gates: any[] = o.spec?.readinessGates ?? [];
+        if (!gates.length) return '<none>';
+        const ok = gates.filter((g) =>
+          (o.status?.conditions ?? []).some((c: any) => c.type === g.conditionType && c.status === 'True'),
+        );
+        return `${ok.length}/${gates.length}`;
+      }),
     ],
     validate: validatePodWrite,
     defaults: defaultPod,

@@ -1,27 +1,22 @@
 import { selectorMatchesToString } from '../../admission/matching.ts';
-import { AGE_COLUMN, column } from '../columns.ts';
-import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
+import { AGE_COLUMN, column, wideColumn } from '../columns.ts';
+import type { KubeObject, ResourceType } from '../types.ts';
 import { validateControllerRevision, validateReplicaSet, validateStatefulSet } from './apps-validation.ts';
 import { builtin } from './define.ts';
 import { defaultPodSpec } from './pod-defaults.ts';
 
 const n = (v: unknown) => (typeof v === 'number' ? v : 0);
 
-const wide = (name: string, cell: TableColumn['cell']): TableColumn => ({
-  ...column(name, cell),
-  priority: 1,
-});
-
 const containers = (o: KubeObject): any[] => o.spec?.template?.spec?.containers ?? [];
 
 /** The wide CONTAINERS and IMAGES columns of workloads. */
 const TEMPLATE_COLUMNS = [
-  wide('Containers', (o) =>
+  wideColumn('Containers', (o) =>
     containers(o)
       .map((c) => c.name)
       .join(','),
   ),
-  wide('Images', (o) =>
+  wideColumn('Images', (o) =>
     containers(o)
       .map((c) => c.image)
       .join(','),
@@ -126,7 +121,7 @@ export const WORKLOAD_SET_RESOURCES: ResourceType[] = [
       column('Ready', (o) => n(o.status?.readyReplicas), 'integer'),
       AGE_COLUMN,
       ...TEMPLATE_COLUMNS,
-      wide('Selector', (o) => (o.spec?.selector ? selectorMatchesToString(o.spec.selector) : '')),
+      wideColumn('Selector', (o) => (o.spec?.selector ? selectorMatchesToString(o.spec.selector) : '')),
     ],
     defaults: (o) => {
       o.spec ??= {};

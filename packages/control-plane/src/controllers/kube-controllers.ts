@@ -1,0 +1,25 @@
+import type { ControllerDeps } from './deps.ts';
+import { Scheduler } from './scheduler/scheduler.ts';
+
+/** Which of kube-scheduler's and kube-controller-manager's parts run, and how. */
+export interface KubeControllerOptions {
+  /** Run the scheduler (default true); off for tests that bind pods themselves. */
+  scheduler?: boolean;
+}
+
+/** The running parts; `stop` ends them. */
+export interface KubeControllers {
+  scheduler: Scheduler | undefined;
+  stop(): void;
+}
+
+/** Starts the parts of kube-scheduler and kube-controller-manager that workloads rely on. */
+export function startKubeControllers(deps: ControllerDeps, options: KubeControllerOptions): KubeControllers {
+  const scheduler = options.scheduler === false ? undefined : new Scheduler(deps);
+  return {
+    scheduler,
+    stop: () => {
+      scheduler?.stop();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { KubeObject } from '../../registry/types.ts';
+import { nodeAffinityMatches } from './node-affinity.ts';
+import type { NodeInfo, podHostPorts, Resources } from './node-info.ts';
+import { effectiveTaints, TAINT_UNSCHEDULABLE, toleratedBy } from './taints.ts';
+
+/**
+ * Why a node does not fit, worded as kube-scheduler's filter plugins word it. `resolvable` says
+ * whether preemption could help (Unschedulable) or not (UnschedulableAndUnresolvable).
+ */
+export interface FilterFailure {
+  reasons: string[];
+  resolvable: boolean;
+}
+
+/** What the filters need to know about the pod being scheduled (computed once per pod). */
+export interface PodFacts {
+  pod: KubeObject;
+  tolerations: any[];
+  requests: Resources;
+  hostPorts: ReturnType<typeof podHostPorts>;
+}
+
+/** A filter plugin: undefined when the node passes. */
+export type Filter = (facts: PodFacts, info: NodeInfo) => FilterFailure | undefined;
+
+const unresolvable = (reason: string): FilterFailure => ({ reasons: [reason], resolvable: false });
+
+/** NodeUnschedulable. */
+const nodeUnschedulable: Filter = (facts, info) =>
+  info.node.spec?.unschedulable &&
+  !toleratedBy(facts.tolerations, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' })
+    ? unresolvable('node(s) were unschedulable')
+    : undefined;
+
+/** TaintToleration: the first NoSchedule/NoExecute taint not tolerated. */
+const taintToleration: Filter = (facts, info) => {
+  for (const taint of effectiveTaints(info.node)) {
+    if (taint?.effect !== 'NoSchedule' && taint?.effect !== 'NoExecute') continue;
+    if (!toleratedBy(facts.tolerations, taint))
+      return unresolvable(`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`);
+  }
+  return undefined;
+};
+
+/** NodeAffinity (nodeSelector and required node affinity). */
+const nodeAffinity: Filter = (facts, info) =>
+  nodeAffinityMatches(facts.pod, info.node)
+    ? undefined
+    : unresolvable("node(s) didn't match Pod's node affinity/selector");
+
+/** NodePorts: a wanted host port already used on the same IP (0.0.0.0 overlaps every IP). */
+const nodePorts: Filter = (facts, info) => {
+  for (const p of facts.hostPorts) {
+    const used = info.ports.get(p.key);
+    if (used && (p.ip === '0.0.0.0' || used.has('0.0.0.0') || used.has(p.ip)))
+      return { reasons: ["node(s) didn't have free ports for the requested pod ports"], resolvable: true };
+  }
+  return undefined;
+};
+
+/** NodeResourcesFit: pod count, CPU and memory against allocatable. */
+const nodeResourcesFit: Filter = (facts, info) => {
+  const reasons: string[] = [];
+  if (info.podCount + 1 > info.allocatable.pods) reasons.push('Too many pods');
+  const { milliCpu, memory } = facts.requests;
+  if (milliCpu > 0 && milliCpu > info.allocatable.milliCpu - info.requested.milliCpu)
+    reasons.push('Insufficient cpu');
+  if (memory > 0 && memory > info.allocatable.memory - info.requested.memory)
+    reasons.push('Insufficient memory');
+  return reasons.length ? { reasons, resolvable: true } : undefined;
+};
+
+/** The default profile's filters this scheduler runs, in kube-scheduler's order. */
+export const DEFAULT_FILTERS: Filter[] = [
+  nodeUnschedulable,
+  taintToleration,
+  nodeAffinity,
+  nodePorts,
+  nodeResourcesFit,
+];
