@@ -22,6 +22,8 @@ export class ApiError extends Error {
   readonly code: number;
   readonly reason: string;
   readonly details: StatusDetails | undefined;
+  /** The Status's list metadata (a fresh `continue` token on an expired one). */
+  listMeta: { continue?: string } | undefined;
 
   constructor(code: number, reason: string, message: string, details?: StatusDetails) {
     super(message);
@@ -35,7 +37,7 @@ export class ApiError extends Error {
     return {
       kind: 'Status',
       apiVersion: 'v1',
-      metadata: {},
+      metadata: this.listMeta ?? {},
       status: 'Failure',
       message: this.message,
       reason: this.reason,
@@ -98,6 +100,18 @@ export const forbidden = (message: string, details?: StatusDetails) =>
 export const unauthorized = () => new ApiError(401, 'Unauthorized', 'Unauthorized');
 
 export const gone = (message: string) => new ApiError(410, 'Expired', message);
+
+/**
+ * kube-apiserver's 410 for a `continue` token whose snapshot was compacted away: it carries a
+ * fresh token that continues from the latest state.
+ */
+export function continueExpired(freshToken: string): ApiError {
+  const err = gone(
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+  );
+  err.listMeta = { continue: freshToken };
+  return err;
+}
 
 export const methodNotAllowed = (method: string) =>
   new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`, {

@@ -13,6 +13,14 @@ const RESET_STATUS_ON_CREATE = new Set(['/pods', 'apps/deployments', 'apps/daemo
 const MAX_INTERNAL_RETRIES = 8;
 
 const clone = <T>(v: T): T => structuredClone(v);
+
+/** Objects a delete removed for good (rather than marked for deletion), as `delete` returned them. */
+const removedByDelete = new WeakSet<KubeObject>();
+
+/** Whether `delete` removed this object for good (or, dry run, would have). */
+export function wasRemoved(obj: KubeObject): boolean {
+  return removedByDelete.has(obj);
+}
 const same = deepEqual;
 
 /** kube-apiserver's 409 for a write based on an outdated resourceVersion. */
@@ -238,6 +246,16 @@ export class ObjectService {
             `the name of the object (${desired.metadata!.name}) does not match the name on the URL (${name})`,
           );
         }
+        const uid = desired.metadata!.uid;
+        if (uid && uid !== old.metadata?.uid) {
+          // kube-apiserver turns the body's uid into a precondition of the write.
+          throw conflict(
+            type.plural,
+            type.group,
+            name,
+            `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata?.uid}`,
+          );
+        }
         const rv = desired.metadata!.resourceVersion;
         if (!rv && type.crdName) {
           throw invalid(type.kind, type.group, name, [
@@ -254,6 +272,16 @@ export class ObjectService {
       } else {
         desired = input.patch(clone(old));
         this.checkKind(type, desired);
+        const uid = desired.metadata!.uid;
+        if (uid !== undefined && uid !== old.metadata?.uid) {
+          throw invalid(type.kind, type.group, name, [
+            {
+              reason: 'FieldValueInvalid',
+              field: 'metadata.uid',
+              message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`,
+            },
+          ]);
+        }
         const rv = desired.metadata!.resourceVersion;
         if (rv && rv !== old.metadata?.resourceVersion) {
           throw modified(type, name);
@@ -456,7 +484,10 @@ export class ObjectService {
         finalizers.length > 0 ||
         grace > 0 ||
         (this.key(type) === '/namespaces' && this.blocksDeletion(type, next));
-      if (options.dryRun) return next;
+      if (options.dryRun) {
+        if (!keep) removedByDelete.add(next);
+        return next;
+      }
       let raced = false;
       let removed = false;
       const entry = this.store.commit(this.key(type), ns, name, (now) => {
@@ -487,6 +518,7 @@ export class ObjectService {
       }
       if (removed) {
         this.onRemoved?.(type, old, options.propagationPolicy);
+        removedByDelete.add(old);
         return old;
       }
       return entry ? entry.obj : next;

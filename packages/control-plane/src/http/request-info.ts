@@ -1,3 +1,5 @@
+import { queryBool } from './query.ts';
+
 /** What a request asks for, parsed from its method and path (as kube-apiserver's RequestInfo). */
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -56,11 +58,11 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   info.subresource = rest[2] ?? '';
   if (rest.length > 3) info.isResourceRequest = false;
   if (info.resource === 'namespaces' && info.name) info.namespace = '';
-  const watch = query.get('watch');
+  const watch = queryBool(query, 'watch');
   switch (method) {
     case 'GET':
     case 'HEAD':
-      info.verb = info.name ? 'get' : watch === 'true' || watch === '1' ? 'watch' : 'list';
+      info.verb = info.name ? 'get' : watch ? 'watch' : 'list';
       break;
     case 'POST':
       info.verb = 'create';

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nowRFC3339 } from '../api/context.ts';
-import type { DeleteOptions } from '../api/objects.ts';
 import type { UserInfo } from '../auth/attributes.ts';
 import {
   ApiError,
   badRequest,
+  continueExpired,
   gone,
   methodNotAllowed,
   notFound,
@@ -18,15 +18,18 @@ import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '.
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
 import { parseJson, readBody } from './body.ts';
+import { deleteResult } from './delete-result.ts';
 import type { HandlerDeps } from './deps.ts';
 import { mediaTypeOf, patchTypesOf, prefersProtobuf, readObjectBody, sendObject } from './negotiation.ts';
 import { postPodSubresource } from './pod-actions.ts';
 import { streamPodLog } from './pod-log.ts';
+import { queryBool } from './query.ts';
 import type { RequestInfo } from './request-info.ts';
 import { sendJson } from './respond.ts';
 import { applyScale, toScale } from './scale.ts';
 import { toTable, wantsTable } from './table.ts';
 import { selectableFieldsOf, Watcher } from './watcher.ts';
+import { deleteOptionsOf, writeOptionsOf } from './write-options.ts';
 
 function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
@@ -84,14 +87,8 @@ export class ResourceHandler {
       throw pathNotFound();
     if (info.subresource === 'status' && !type.statusSubresource) throw pathNotFound();
     if (info.subresource === 'log' && info.verb !== 'get') throw methodNotAllowed(req.method ?? '');
-    const warnings: string[] = [];
-    const options = {
-      user,
-      warnings,
-      dryRun: query.getAll('dryRun').includes('All'),
-      fieldValidation: query.get('fieldValidation') ?? 'Warn',
-      subresource: info.subresource,
-    };
+    const options = writeOptionsOf(info.verb, query, user, info.subresource);
+    const { warnings } = options;
     const accept = req.headers.accept;
     const send = (code: number, body: unknown, rawJson?: string) => {
       if (warnings.length && !res.headersSent)
@@ -141,6 +138,7 @@ export class ResourceHandler {
         return send(201, created);
       }
       case 'update': {
+        if (!info.name) throw methodNotAllowed('PUT');
         const body = await readObjectBody(req);
         if (info.subresource === 'scale') {
           const scaled = await this.deps.objects.update(
@@ -155,6 +153,7 @@ export class ResourceHandler {
         return send(200, await this.deps.objects.update(type, info.namespace, info.name, { body }, options));
       }
       case 'patch': {
+        if (!info.name) throw methodNotAllowed('PATCH');
         const patchType = mediaTypeOf(req);
         const patchTypes = patchTypesOf(type);
         if (!patchTypes.includes(patchType)) throw unsupportedMediaType(patchTypes);
@@ -187,16 +186,11 @@ export class ResourceHandler {
       }
       case 'delete': {
         const body = await readObjectBody(req, {});
-        const del: DeleteOptions = {
-          ...options,
-          propagationPolicy: body.propagationPolicy ?? query.get('propagationPolicy') ?? undefined,
-          gracePeriodSeconds:
-            body.gracePeriodSeconds ??
-            (query.has('gracePeriodSeconds') ? Number(query.get('gracePeriodSeconds')) : undefined),
-          preconditions: body.preconditions,
-          dryRun: options.dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')),
-        };
-        return send(200, await this.deps.objects.delete(type, info.namespace, info.name, del));
+        const del = deleteOptionsOf(info.verb, body, query, options);
+        return send(
+          200,
+          deleteResult(type, await this.deps.objects.delete(type, info.namespace, info.name, del)),
+        );
       }
       case 'deletecollection': {
         const labels = parseLabelSelector(query.get('labelSelector'));
@@ -269,8 +263,18 @@ export class ResourceHandler {
     }
     const limit = Number(query.get('limit') ?? 0);
     const token = query.get('continue');
-    const start = token ? decodeContinue(token).start : '';
-    const entries = store.list(resourceKey(type.group, type.plural), info.namespace || undefined);
+    const continued = token ? decodeContinue(token) : undefined;
+    const start = continued?.start ?? '';
+    const resource = resourceKey(type.group, type.plural);
+    // Later pages are read from the snapshot the first page was (kube-apiserver reads etcd at its revision).
+    let snapshotRV = store.currentRV;
+    let entries = store.list(resource, info.namespace || undefined);
+    if (continued && continued.rv > 0) {
+      const at = store.listAt(resource, info.namespace || undefined, continued.rv);
+      if (!at) throw continueExpired(encodeContinue(-1, start));
+      entries = at;
+      snapshotRV = continued.rv;
+    }
     const items: string[] = [];
     const objects: KubeObject[] = [];
     let next = '';
@@ -290,10 +294,10 @@ export class ResourceHandler {
       if (table || proto) objects.push(e.obj);
       if (limit > 0 && items.length === limit) next = key;
     }
-    const rv = String(store.currentRV);
+    const rv = String(snapshotRV);
     const metadata: Record<string, unknown> = { resourceVersion: rv };
     if (remaining > 0) {
-      metadata.continue = encodeContinue(store.currentRV, next);
+      metadata.continue = encodeContinue(snapshotRV, next);
       metadata.remainingItemCount = remaining;
     }
     if (table) return sendJson(res, 200, toTable(type, objects, metadata, query.get('includeObject')));
@@ -317,8 +321,8 @@ export class ResourceHandler {
     const labels = parseLabelSelector(query.get('labelSelector'));
     const fields = this.fieldSelector(type, query);
     const rvParam = query.get('resourceVersion');
-    const bookmarks = query.get('allowWatchBookmarks') === 'true';
-    const sendInitial = query.get('sendInitialEvents') === 'true';
+    const bookmarks = queryBool(query, 'allowWatchBookmarks');
+    const sendInitial = queryBool(query, 'sendInitialEvents');
     const fromRV = rvParam && rvParam !== '0' ? Number(rvParam) : undefined;
     if (fromRV !== undefined && !Number.isFinite(fromRV))
       throw badRequest(`invalid resource version: ${rvParam}`);

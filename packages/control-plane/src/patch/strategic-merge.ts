@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 
 type Json = any;
 
@@ -30,22 +30,40 @@ export function mergeKeyFor(path: string[]): string | undefined {
       return path.includes('containers') || path.includes('initContainers') ? 'containerPort' : 'port';
     case 'conditions':
       return 'type';
-    case 'tolerations':
-      return 'key';
     case 'ownerReferences':
       return 'uid';
     case 'hostAliases':
       return 'ip';
     case 'topologySpreadConstraints':
       return 'topologyKey';
-    case 'readinessGates':
-      return 'conditionType';
     default:
       return undefined;
   }
 }
 
+const PATCH_DIRECTIVES = new Set(['replace', 'merge', 'delete']);
+
+/** A JSON value as Go's `%v` prints the map kube-apiserver decoded it into. */
+function goValue(value: Json): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goValue).join(' ')}]`;
+  if (isObject(value))
+    return `map[${Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${goValue(value[k])}`)
+      .join(' ')}]`;
+  return String(value);
+}
+
+/** kube-apiserver's answer to an unknown `$patch` (apimachinery's ErrBadPatchType, returned as a 500). */
+function checkDirective(map: Record<string, Json>): void {
+  const directive = map.$patch;
+  if (directive === undefined || PATCH_DIRECTIVES.has(directive)) return;
+  throw new ApiError(500, '', `unknown patch type: ${goValue(directive)} in map: ${goValue(map)}`);
+}
+
 function mergeList(original: Json[], patch: Json[], path: string[]): Json[] {
+  for (const e of patch) if (isObject(e)) checkDirective(e);
   if (patch.some((e) => isObject(e) && e.$patch === 'replace')) {
     return patch.filter((e) => !(isObject(e) && e.$patch === 'replace'));
   }
@@ -101,6 +119,7 @@ function orderBy(list: Json[], order: Json[], key: string | undefined): Json[] {
 }
 
 function mergeObject(original: Json, patch: Record<string, Json>, path: string[]): Json {
+  checkDirective(patch);
   if (patch.$patch === 'replace') return stripDirectives(patch);
   if (patch.$patch === 'delete') return undefined;
   const result: Record<string, Json> = isObject(original) ? { ...original } : {};

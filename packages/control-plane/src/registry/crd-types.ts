@@ -52,6 +52,7 @@ export function resourceTypesOfCrd(crd: KubeObject): ResourceType[] {
         columns,
         schema: v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         crdName: crd.metadata?.name,
+        returnsDeletedObject: true,
         ...(subresources.scale ? { scale: subresources.scale } : {}),
         ...(selectable.length
           ? {

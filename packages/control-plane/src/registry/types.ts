@@ -46,6 +46,12 @@ export interface ResourceType {
   validate?: (obj: KubeObject, old: KubeObject | undefined, subresource: string) => StatusCause[];
   /** Folds write-only fields into the stored form on every write (Secret `stringData` into `data`). */
   normalize?: (obj: KubeObject) => void;
+  /**
+   * Whether a DELETE that removes the object answers with the object (kube-apiserver's
+   * `ReturnDeletedObject`: pods, services, service accounts, custom resources) rather than a
+   * `Status` of kind Success.
+   */
+  returnsDeletedObject?: boolean;
   /** Fills defaults on create (built-ins). */
   defaults?: (obj: KubeObject) => void;
   /** Field values for field selectors besides metadata.name/namespace. */

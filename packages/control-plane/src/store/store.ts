@@ -103,6 +103,26 @@ export class Store {
     return out;
   }
 
+  /**
+   * Entries of a resource as they were at `rv` (sorted as `list`), rebuilt from the current state
+   * and the history after it; `undefined` when some of that history was compacted away.
+   */
+  listAt(resource: string, namespace: string | undefined, rv: number): Entry[] | undefined {
+    const later = this.changesSince(resource, rv);
+    if (!later) return undefined;
+    if (later.length === 0) return this.list(resource, namespace);
+    const state = new Map(this.resources.get(resource) ?? []);
+    for (const event of later.reverse()) {
+      const key = objectKey(event.namespace, event.obj.metadata?.name);
+      if (event.type === 'ADDED' || !event.prev) state.delete(key);
+      else state.set(key, this.entry(event.prev, Number(event.prev.metadata?.resourceVersion)));
+    }
+    return [...state.keys()]
+      .sort()
+      .map((k) => state.get(k)!)
+      .filter((e) => !namespace || e.obj.metadata?.namespace === namespace);
+  }
+
   /** Number of stored objects of a resource. */
   count(resource: string): number {
     return this.resources.get(resource)?.size ?? 0;

@@ -2,6 +2,7 @@ import { invalid, type StatusCause } from '../errors.ts';
 import { dns1123LabelError, dns1123SubdomainError, labelCauses } from '../registry/builtins/validation.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
 import { applySchemaDefaults, pruneUnknownFields, validateAgainstSchema } from './openapi-schema.ts';
+import { ownerReferenceCauses } from './owner-references.ts';
 
 /** Checks metadata every object must satisfy (name, labels, annotations). */
 export function metadataCauses(type: ResourceType, obj: KubeObject): StatusCause[] {
@@ -51,6 +52,7 @@ export function metadataCauses(type: ResourceType, obj: KubeObject): StatusCause
       }
     }
   }
+  causes.push(...ownerReferenceCauses(meta.ownerReferences));
   if (meta.finalizers !== undefined && !Array.isArray(meta.finalizers)) {
     causes.push({
       reason: 'FieldValueInvalid',
