@@ -1,41 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { formatKubeletContainerHash, kubeletContainerHash } from '@kruise/api';
-import { ControlPlane } from '@kruise/control-plane';
-import { CriClient } from '@kruise/cri/client';
-import { LocalNode } from '@kruise/local-node';
-import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { CriClient } from '@kruise/cri/client';
+import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { useLocalNode } from '../support/local-node-env.ts';
 import { podLog } from '../support/pod-log.ts';
 import { eventually } from '../support/poll.ts';
 
 const registry = inject('registry');
 const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
   eventually(check, timeoutMs, 50);
-let cp: ControlPlane;
+const env = useLocalNode('ln-1');
 let client: KubeClient;
 let cri: CriClient;
-let node: LocalNode;
-
-const podLogsDir = mkdtempSync(join(tmpdir(), 'kruise-pod-logs-'));
-
-beforeAll(async () => {
-  cp = await ControlPlane.start();
-  client = KubeClient.fromString(cp.kubeconfig());
-  cri = new CriClient(inject('criSocket'));
-  node = new LocalNode({ client, cri, nodeName: 'ln-1', backoffInitialMs: 1000, retryMs: 500, podLogsDir });
-  await node.start();
-});
-afterAll(async () => {
-  for (const p of (await client.list(Resources.Pod, { namespace: 'default' })).items)
-    await client.delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 });
-  await until(async () => (await client.list(Resources.Pod, { namespace: 'default' })).items.length === 0);
-  await node.stop();
-  cri.close();
-  await cp.stop();
-  rmSync(podLogsDir, { recursive: true, force: true });
+let podLogsDir: string;
+beforeAll(() => {
+  ({ client, cri, podLogsDir } = env);
 });
 
 /** A shell loop that exits at once on SIGTERM (busybox sh as PID 1 ignores it otherwise). */

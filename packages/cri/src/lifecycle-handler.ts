@@ -23,6 +23,29 @@ export interface HandlerTarget {
   ports?: { name?: string; containerPort: number }[];
 }
 
+/** Opens and closes a TCP connection (kubelet's tcp handler and probe); rejects with Go's dial wording on timeout. */
+export function dialTcp(host: string, port: number, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const socket = connect({ host, port, timeout: timeoutMs });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(new Error(`dial tcp ${host}:${port}: i/o timeout`));
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      socket.destroy();
+      reject(
+        err.code === 'ECONNREFUSED'
+          ? new Error(`dial tcp ${host}:${port}: connect: connection refused`)
+          : err,
+      );
+    });
+  });
+}
+
 /** Resolves a named or numeric port against the container's ports, as kubelet does. */
 export function resolvePort(port: number | string, ports: HandlerTarget['ports'] = []): number {
   if (typeof port === 'number') return port;
@@ -69,22 +92,7 @@ export async function runLifecycleHandler(
     }
     if (handler.tcpSocket) {
       const port = resolvePort(handler.tcpSocket.port, target.ports);
-      await new Promise<void>((resolve, reject) => {
-        const socket = connect({
-          host: handler.tcpSocket!.host || target.podIP,
-          port,
-          timeout: timeout * 1000,
-        });
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve();
-        });
-        socket.once('timeout', () => {
-          socket.destroy();
-          reject(new Error(`dial tcp ${target.podIP}:${port}: i/o timeout`));
-        });
-        socket.once('error', reject);
-      });
+      await dialTcp(handler.tcpSocket.host || target.podIP, port, timeout * 1000);
       return undefined;
     }
     if (handler.sleep) {

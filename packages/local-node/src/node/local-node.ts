@@ -19,6 +19,7 @@ import { KubeletServer } from './kubelet-server.ts';
 import { heartbeat, type NodeFacts, nodeCapacity, registerNode } from './node-registration.ts';
 import { PodLogs } from './pod-logs.ts';
 import { type BoundPod, PodRunner } from './pod-runner.ts';
+import { Prober } from './prober.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 
 /** How a local node is run. */
@@ -66,6 +67,7 @@ export class LocalNode {
   private logs: PodLogs | undefined;
   private relisting = false;
   private readonly events: EventRecorder;
+  private prober: Prober | undefined;
 
   constructor(options: LocalNodeOptions) {
     this.o = options;
@@ -122,7 +124,21 @@ export class LocalNode {
       runtimeVersion: version.runtimeVersion,
       labels: this.o.labels,
     };
+    this.prober = new Prober({
+      cri: this.o.cri,
+      hostIP,
+      onChange: (uid) => {
+        const key = this.uidToKey.get(uid);
+        if (key) this.controller.enqueue(key);
+      },
+      onUnhealthy: (uid, _container, message) => {
+        const key = this.uidToKey.get(uid);
+        const pod = key ? this.pods.get(key) : undefined;
+        if (pod) this.runner?.event(pod as BoundPod, 'Warning', 'Unhealthy', message);
+      },
+    });
     this.runner = new PodRunner({
+      prober: this.prober,
       cri: this.o.cri,
       client: this.o.client,
       node: this.o.nodeName,
@@ -197,6 +213,7 @@ export class LocalNode {
   async stop(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    this.prober?.stop();
     await this.controller.stop(5000);
     await this.pods.stop();
     await this.kubelet?.close();

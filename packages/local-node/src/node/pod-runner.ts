@@ -30,6 +30,7 @@ import {
   type TerminatedState,
   terminatedOf,
 } from './pod-status.ts';
+import type { Prober } from './prober.ts';
 import type { RestartBackoff } from './restart-backoff.ts';
 
 /** What a pod runner works with. */
@@ -45,6 +46,8 @@ export interface PodRunnerDeps {
   /** kubelet's events (Killing …) on the pods. */
   events: EventRecorder;
   log: Logger;
+  /** Startup, readiness and liveness probes of running containers. */
+  prober: Prober;
   /** ConfigMaps and Secrets that env values name. */
   envSources: EnvSources;
   /** The node's allocatable resources (limits of containers that set none, for the downward API). */
@@ -250,11 +253,24 @@ export class PodRunner {
         return { waitMs: 0, acted: true };
       }
       if (latest.state === 'CONTAINER_RUNNING') {
-        if (latest.hash === hash) return { waitMs: 0, acted: false };
-        await this.kill(pod, latest, container, pod.spec.terminationGracePeriodSeconds ?? 30, {
+        const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
+        if (latest.hash !== hash) {
+          await this.kill(pod, latest, container, grace, {
+            reason: 'Killing',
+            message: `Container ${container.name} definition changed, will be restarted`,
+          });
+          const stopped = await this.container(latest);
+          return await this.restart(pod, container, history!, stopped ?? latest, sandboxId);
+        }
+        const failed = this.d.prober.failure(latest.id);
+        if (!failed) return { waitMs: 0, acted: false };
+        // A failed liveness or startup probe: killed, and started again unless the policy is Never.
+        const again = policy !== 'Never';
+        await this.kill(pod, latest, container, failed.graceSeconds ?? grace, {
           reason: 'Killing',
-          message: `Container ${container.name} definition changed, will be restarted`,
+          message: `Container ${container.name} failed ${failed.type.toLowerCase()} probe${again ? ', will be restarted' : ''}`,
         });
+        if (!again) return { waitMs: 0, acted: true };
         const stopped = await this.container(latest);
         return await this.restart(pod, container, history!, stopped ?? latest, sandboxId);
       }
@@ -355,6 +371,22 @@ export class PodRunner {
         steps.push(await this.step(pod, c, history.get(c.name), sandboxId, policy));
     // Read the runtime again only when a step changed it.
     if (steps.some((x) => x.acted)) history = await this.containers(pod.metadata.uid);
+    this.d.prober.update(
+      pod.metadata.uid,
+      (pod.spec.containers ?? []).flatMap((spec) => {
+        const c = history.get(spec.name)?.[0];
+        return c?.state === 'CONTAINER_RUNNING'
+          ? [
+              {
+                podUid: pod.metadata.uid,
+                id: c.id,
+                spec,
+                startedAtMs: Date.parse(c.startedAt ?? '') || Date.now(),
+              },
+            ]
+          : [];
+      }),
+    );
     const view: PodRuntimeView = {
       latest: new Map([...history].map(([k, v]) => [k, v[0]!])),
       started: m.started,
@@ -364,6 +396,7 @@ export class PodRunner {
       initialized,
       runtimeName: this.d.runtimeName,
       hostIP: this.d.hostIP,
+      probes: this.d.prober,
     };
     await this.writeStatus(pod, computePodStatus(pod, view));
     const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);
@@ -450,6 +483,7 @@ export class PodRunner {
       await this.d.cri.removePodSandbox(s.id).catch(() => undefined);
     }
     this.memory.delete(uid);
+    this.d.prober.forgetPod(uid);
     this.d.backoff.forgetPod(uid);
     this.d.logs.removePod(uid);
   }

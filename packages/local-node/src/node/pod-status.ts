@@ -46,6 +46,8 @@ export interface PodRuntimeView {
   initialized: boolean;
   runtimeName: string;
   hostIP: string;
+  /** What the probes say of a running container (no probes: started and ready). */
+  probes?: { started(id: string): boolean; ready(id: string): boolean };
 }
 
 /** A pod condition as kubelet writes it (`lastProbeTime: null`, which the Go type serializes). */
@@ -98,8 +100,8 @@ export function containerStatus(spec: Container, view: PodRuntimeView): Containe
   const waiting = view.waiting.get(spec.name);
   if (c?.state === 'CONTAINER_RUNNING' && !waiting) {
     base.state = { running: { startedAt: c.startedAt ?? kubeTime() } };
-    base.started = true;
-    base.ready = view.started.has(spec.name);
+    base.started = view.probes?.started(c.id) ?? true;
+    base.ready = view.started.has(spec.name) && (view.probes?.ready(c.id) ?? true);
   } else if (c?.state === 'CONTAINER_EXITED' && !waiting) {
     base.state = { terminated: terminatedOf(c, view.runtimeName) };
   } else {

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ControlPlane } from '@kruise/control-plane';
+import { CriClient } from '@kruise/cri/client';
+import { LocalNode } from '@kruise/local-node';
+import { KubeClient, Resources } from '@kruise/runtime';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { eventually } from './poll.ts';
+
+/** What a local-node test file works with (set once its beforeAll ran). */
+export interface LocalNodeEnv {
+  cp: ControlPlane;
+  client: KubeClient;
+  cri: CriClient;
+  node: LocalNode;
+  podLogsDir: string;
+}
+
+/**
+ * Registers beforeAll/afterAll for a test file that runs one local node named `nodeName` on the
+ * test containerd against a control plane of its own: quick back-off and retries; at the end the
+ * pods in `default` are deleted and waited for, then everything stops.
+ */
+export function useLocalNode(nodeName: string): LocalNodeEnv {
+  const env = { podLogsDir: mkdtempSync(join(tmpdir(), 'kruise-pod-logs-')) } as LocalNodeEnv;
+  beforeAll(async () => {
+    env.cp = await ControlPlane.start();
+    env.client = KubeClient.fromString(env.cp.kubeconfig());
+    env.cri = new CriClient(inject('criSocket'));
+    env.node = new LocalNode({
+      client: env.client,
+      cri: env.cri,
+      nodeName,
+      backoffInitialMs: 1000,
+      retryMs: 500,
+      podLogsDir: env.podLogsDir,
+    });
+    await env.node.start();
+  });
+  afterAll(async () => {
+    const { client } = env;
+    for (const p of (await client.list(Resources.Pod, { namespace: 'default' })).items)
+      await client.delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 });
+    await eventually(
+      async () => (await client.list(Resources.Pod, { namespace: 'default' })).items.length === 0,
+      30_000,
+      50,
+    );
+    await env.node.stop();
+    env.cri.close();
+    await env.cp.stop();
+    rmSync(env.podLogsDir, { recursive: true, force: true });
+  });
+  return env;
+}
