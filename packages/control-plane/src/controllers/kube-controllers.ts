@@ -1,4 +1,5 @@
 import type { ControllerDeps } from './deps.ts';
+import { DisruptionController } from './disruption/disruption-controller.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 
 /** Which of kube-scheduler's and kube-controller-manager's parts run, and how. */
@@ -16,10 +17,12 @@ export interface KubeControllers {
 /** Starts the parts of kube-scheduler and kube-controller-manager that workloads rely on. */
 export function startKubeControllers(deps: ControllerDeps, options: KubeControllerOptions): KubeControllers {
   const scheduler = options.scheduler === false ? undefined : new Scheduler(deps);
+  const disruption = new DisruptionController(deps);
   return {
     scheduler,
     stop: () => {
       scheduler?.stop();
+      disruption.stop();
     },
   };
 }

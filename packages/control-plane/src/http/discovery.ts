@@ -99,6 +99,8 @@ function resourceEntries(type: ResourceType) {
       kind,
       verbs,
       ...(sub === 'scale' ? { group: 'autoscaling', version: 'v1' } : {}),
+      // kubectl drain evicts through the group/version named here (deletes pods when absent).
+      ...(sub === 'eviction' ? { group: 'policy', version: 'v1' } : {}),
     });
   }
   return [main, ...subs];

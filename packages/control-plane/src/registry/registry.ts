@@ -4,6 +4,7 @@ import { APPS_RESOURCES } from './builtins/apps.ts';
 import { COORDINATION_RESOURCES } from './builtins/coordination.ts';
 import { CORE_RESOURCES } from './builtins/core.ts';
 import { EVENT_RESOURCES } from './builtins/events.ts';
+import { POLICY_RESOURCES } from './builtins/policy.ts';
 import { RBAC_RESOURCES } from './builtins/rbac.ts';
 import { type ResourceType, resourceKey } from './types.ts';
 
@@ -12,6 +13,7 @@ const BUILTIN_RESOURCES: ResourceType[] = [
   ...CORE_RESOURCES,
   ...EVENT_RESOURCES,
   ...APPS_RESOURCES,
+  ...POLICY_RESOURCES,
   ...COORDINATION_RESOURCES,
   ...API_EXTENSION_RESOURCES,
   ...RBAC_RESOURCES,
