@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,13 +13,17 @@ import { CriImageService } from '../../packages/daemon/src/runtime/cri-image-ser
 import { freePort } from '../support/free-port.ts';
 import { eventually } from '../support/poll.ts';
 import { buildPackage } from './build.ts';
-import { fmt, median } from './stats.ts';
+import { DaemonProcess } from './daemon-process.ts';
+import { figure, sideBySide } from './figures.ts';
+import { pushSmallImages } from './small-images.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const script = join(root, 'packages/cri/scripts/cri-stack.sh');
-const ROUNDS = 9;
-/** Extra V8 flags for the measured daemon (env DAEMON_NODE_FLAGS; none by default). */
-const DAEMON_NODE_FLAGS = (process.env.DAEMON_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** Rounds of the side-by-side pull (order alternating) and of the footprint (a fresh daemon each). */
+const PULL_ROUNDS = 5;
+const FOOTPRINT_ROUNDS = 3;
+const PODS = 100;
+const SMALL_IMAGES = 50;
 
 const tagSpec = (tag: string, version = 0) => ({
   tag,
@@ -65,7 +69,7 @@ function peakPullsInLog(text: string): { peak: number; pulls: number } {
   return { peak, pulls };
 }
 
-/** kruise-daemon: cold pull vs direct CRI, the worker cap, and RSS. */
+/** kruise-daemon, the real process: cold pull vs direct CRI, footprint after 50 pulls; the worker cap. */
 export async function benchDaemon(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'kbench-'));
   const env = {
@@ -81,75 +85,78 @@ export async function benchDaemon(): Promise<void> {
   const cp = await ControlPlane.start();
   const client = KubeClient.fromString(cp.kubeconfig());
   const cri = new CriClient(socket);
-  let child: ChildProcess | undefined;
+  const daemons: DaemonProcess[] = [];
   try {
     for (const file of readdirSync(join(root, 'deploy/crds'))) {
       await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
         body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
       });
     }
+    buildPackage('daemon');
+    writeFileSync(join(dir, 'kubeconfig'), cp.kubeconfig());
+    const startDaemon = async (node: string) => {
+      const d = await DaemonProcess.start(root, [
+        `--node-name=${node}`,
+        `--kubeconfig=${join(dir, 'kubeconfig')}`,
+        `--runtime-endpoint=unix://${socket}`,
+        '--addr=127.0.0.1:0',
+      ]);
+      daemons.push(d);
+      return d;
+    };
+
+    // Cold pull of big:v1 (80 MiB): direct CRI PullImage vs through the kruise-daemon process
+    // (NodeImage spec write -> the daemon logs the image pulled), order alternating each round.
     const big = `${registry}/big`;
-    // Cold pull of big:v1: direct CRI PullImage vs through the daemon's puller (NodeImage -> status Succeeded).
-    const direct: number[] = [];
-    const viaDaemon: number[] = [];
-    // When the puller calls PullImage: spec write -> that call is the daemon's own share of a pull.
-    const benchImages = new CriImageService(cri, 'containerd', 100);
-    let pullCalledAt = 0;
-    let pullReturnedAt = 0;
-    const timed = hooked(
-      benchImages,
-      () => (pullCalledAt = performance.now()),
-      () => (pullReturnedAt = performance.now()),
-    );
-    const dispatch: number[] = [];
-    const inPull: number[] = [];
-    const puller = new ImagePuller({
-      node: 'bench',
-      client,
-      images: timed,
-      recorder: new EventRecorder(client, 'bench'),
-      log: silentLogger,
-      maxWorkers: 0,
-      maxWorkersPerRegistry: 0,
-      statusUpdateIntervalMs: 2000,
+    await client.create(Resources.NodeImage, { metadata: { name: 'pull' }, spec: {} });
+    const puller = await startDaemon('pull');
+    const cold = async () => {
+      await cri.removeImage(`${big}:v1`);
+      await new Promise((r) => setTimeout(r, 300));
+    };
+    const times = await sideBySide(PULL_ROUNDS, {
+      'direct CRI': async () => {
+        await cold();
+        const t = performance.now();
+        await cri.pullImage(`${big}:v1`, {}, { timeoutMs: 120_000 });
+        return performance.now() - t;
+      },
+      'kruise-daemon': async (round) => {
+        await cold();
+        const ni = await client.get(Resources.NodeImage, undefined, 'pull');
+        const pulled = puller.logged((l) => l.msg === 'image pulled' && l.image === `${big}:v1`);
+        const t = performance.now();
+        await client.update(Resources.NodeImage, {
+          ...ni,
+          spec: { images: { [big]: { tags: [tagSpec('v1', round)] } } },
+        });
+        return (await pulled).at - t;
+      },
     });
-    await client.create(Resources.NodeImage, { metadata: { name: 'bench' }, spec: {} });
-    puller.start();
-    for (let round = 0; round < ROUNDS; round++) {
-      await cri.removeImage(`${big}:v1`);
-      await new Promise((r) => setTimeout(r, 300));
-      let t = performance.now();
-      await cri.pullImage(`${big}:v1`, {}, { timeoutMs: 120_000 });
-      direct.push(performance.now() - t);
-      await cri.removeImage(`${big}:v1`);
-      await new Promise((r) => setTimeout(r, 300));
-      const ni = await client.get(Resources.NodeImage, undefined, 'bench');
-      t = performance.now();
-      await client.update(Resources.NodeImage, {
-        ...ni,
-        spec: { images: { [big]: { tags: [tagSpec('v1', round)] } } },
-      });
-      await until(
-        async () => puller.activeWorkers === 0 && (await cri.imageStatus(`${big}:v1`)).image !== null,
-      );
-      viaDaemon.push(performance.now() - t);
-      dispatch.push(pullCalledAt - t);
-      inPull.push(pullReturnedAt - pullCalledAt);
-    }
+    const direct = times['direct CRI'];
+    const viaDaemon = times['kruise-daemon'];
+    figure('daemon.pull-direct', direct, {
+      label: 'cold pull of big:v1 (80 MiB), direct CRI PullImage',
+      unit: 'ms',
+      digits: 0,
+    });
+    figure('daemon.pull-via-daemon', viaDaemon, {
+      label: 'cold pull of big:v1 through the kruise-daemon process (spec write -> image pulled)',
+      unit: 'ms',
+      digits: 0,
+    });
+    figure(
+      'daemon.pull-ratio',
+      viaDaemon.map((v, i) => v / direct[i]!),
+      { digits: 3 },
+    );
     await puller.stop();
-    const ratio = median(viaDaemon) / median(direct);
-    console.log(
-      `cold pull of big:v1 (80 MiB), ${ROUNDS} rounds: direct CRI PullImage median ${fmt(median(direct), 0)} ms [${direct.map((x) => fmt(x, 0)).join(', ')}]; through the daemon (spec write -> image on the node) median ${fmt(median(viaDaemon), 0)} ms [${viaDaemon.map((x) => fmt(x, 0)).join(', ')}]; ratio ${fmt(ratio, 2)} (goal <= 1.05)`,
-    );
-    console.log(
-      `  of which: spec write -> the daemon's PullImage call median ${fmt(median(dispatch), 1)} ms [${dispatch.map((x) => fmt(x, 1)).join(', ')}]; its PullImage call median ${fmt(median(inPull), 0)} ms [${inPull.map((x) => fmt(x, 0)).join(', ')}]`,
-    );
 
     // Worker cap: 21 tags, --max-workers-for-pull-image 5; PullImage calls in flight counted at the CRI
     // client and, at the runtime, from containerd's own log of each PullImage start and end.
     const containerdLog = join(dir, 's/containerd/containerd.log');
     const logOffset = statSync(containerdLog).size;
-    const images = new CriImageService(cri, 'containerd', 100);
+    const images = new CriImageService(cri, 'containerd', 2000);
     let inFlight = 0;
     let peak = 0;
     const counting = hooked(
@@ -181,83 +188,77 @@ export async function benchDaemon(): Promise<void> {
     await until(async () => capped.hasSynced() && capped.activeWorkers === 0, 120_000);
     await capped.stop();
     const atRuntime = peakPullsInLog(readFileSync(containerdLog).subarray(logOffset).toString('utf8'));
-    console.log(
-      `worker cap: 21 distinct tags (20 absent from the registry) with --max-workers-for-pull-image 5: at most ${peak} PullImage calls in flight at the CRI client, ${atRuntime.peak} in containerd (its log: ${atRuntime.pulls} PullImage calls) (goal <= 5)`,
-    );
+    figure('daemon.cap-at-client', [peak], {
+      label: `worker cap 5, 21 tags: PullImage calls in flight at the CRI client (containerd logged ${atRuntime.pulls} calls)`,
+      digits: 0,
+    });
+    figure('daemon.cap-at-containerd', [atRuntime.peak], {
+      label: 'worker cap 5, 21 tags: PullImage calls in flight in containerd (its log)',
+      digits: 0,
+    });
 
-    // RSS of the built daemon with 50 tags in its NodeImage and 100 pods bound to the node.
-    buildPackage('daemon');
-    writeFileSync(join(dir, 'kubeconfig'), cp.kubeconfig());
-    /** Starts the built daemon for `node` with `flags`, lets it pull 50 tags; RSS and CPU it used. */
-    const measure = async (node: string, flags: string[]) => {
+    // Footprint of the real process: 50 small distinct images pulled (each its own layer, really
+    // downloaded and unpacked) with 100 pods of a Kruise workload on the node; a fresh daemon and
+    // cold images each round.
+    const small = pushSmallImages(registry, join(dir, 'small'), SMALL_IMAGES);
+    const rss: number[] = [];
+    const rssAtStart: number[] = [];
+    const cpu: number[] = [];
+    for (let round = 0; round < FOOTPRINT_ROUNDS; round++) {
+      const node = `footprint-${round}`;
+      for (const ref of small) await cri.removeImage(ref);
+      for (let i = 0; i < PODS; i++)
+        await client.create(Resources.Pod, {
+          metadata: {
+            name: `${node}-p${i}`,
+            namespace: 'default',
+            ownerReferences: [
+              {
+                apiVersion: 'apps.kruise.io/v1alpha1',
+                kind: 'CloneSet',
+                name: `${node}-set`,
+                uid: `uid-${node}-set`,
+                controller: true,
+              },
+            ],
+          },
+          spec: { nodeName: node, containers: [{ name: 'c', image: `${registry}/busybox:v1` }] },
+        });
       await client.create(Resources.NodeImage, {
         metadata: { name: node },
         spec: {
           images: Object.fromEntries(
-            Array.from({ length: 50 }, (_, i) => [`${registry}/img${i}`, { tags: [tagSpec('v1')] }]),
+            small.map((ref) => [ref.slice(0, ref.lastIndexOf(':')), { tags: [tagSpec('v1')] }]),
           ),
         },
       });
-      for (let i = 0; i < 100; i++)
-        await client.create(Resources.Pod, {
-          metadata: { name: `${node}-p${i}`, namespace: 'default' },
-          spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox' }] },
-        });
-      child = spawn(
-        process.execPath,
-        [
-          ...flags,
-          join(root, 'packages/daemon/dist/main.js'),
-          `--node-name=${node}`,
-          `--kubeconfig=${join(dir, 'kubeconfig')}`,
-          `--runtime-endpoint=unix://${socket}`,
-          '--addr=127.0.0.1:0',
-        ],
-        {
-          stdio: ['ignore', 'pipe', 'inherit'],
-          env: { ...process.env, KRUISE_PROTO_DIR: join(root, 'proto') },
-        },
-      );
-      let out = '';
-      child.stdout!.on('data', (c) => (out += c));
-      await until(async () => out.includes('kruise-daemon started'));
-      const proc = (file: string) => readFileSync(`/proc/${child!.pid}/${file}`, 'utf8');
-      const rssOf = () => Number(/VmRSS:\s+(\d+)/.exec(proc('status'))![1]) / 1024;
-      const atStart = rssOf();
-      await until(
-        async () => ((await client.get(Resources.NodeImage, undefined, node)).status?.failed ?? 0) === 50,
-        120_000,
+      const daemon = await startDaemon(node);
+      rssAtStart.push(daemon.rssMB());
+      await eventually(
+        async () =>
+          (await client.get(Resources.NodeImage, undefined, node)).status?.succeeded === SMALL_IMAGES,
+        180_000,
+        250,
       );
       await new Promise((r) => setTimeout(r, 2000));
-      const rss = rssOf();
-      // utime and stime, fields 14 and 15 of /proc/PID/stat, in clock ticks of 10 ms.
-      const stat = proc('stat')
-        .slice(proc('stat').lastIndexOf(')') + 2)
-        .split(' ');
-      const cpuMs = (Number(stat[11]) + Number(stat[12])) * 10;
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-      return { rss, atStart, cpuMs };
-    };
-    const plain = await measure('rss-node', DAEMON_NODE_FLAGS);
-    const jitless = await measure('rss-jitless', [...DAEMON_NODE_FLAGS, '--jitless']);
-    for (const [label, m] of [
-      [`node ${DAEMON_NODE_FLAGS.join(' ')}`.trim(), plain],
-      [`node ${[...DAEMON_NODE_FLAGS, '--jitless'].join(' ')}`, jitless],
-    ] as const)
-      console.log(
-        `daemon RSS (built JS, ${label}) with 50 images in its NodeImage and 100 pods on the node: ${fmt(m.rss, 0)} MB after the pulls, ${fmt(m.atStart, 0)} MB at start (goal <= 80 MB); CPU ${fmt(m.cpuMs, 0)} ms from start to 50 pulls done`,
-      );
-    console.log(
-      `daemon --jitless vs default: RSS ratio ${fmt(jitless.rss / plain.rss, 2)}, CPU ratio ${fmt(jitless.cpuMs / plain.cpuMs, 2)}`,
-    );
-  } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      rss.push(daemon.rssMB());
+      cpu.push(daemon.cpuMs());
+      await daemon.stop();
     }
+    const what = `${SMALL_IMAGES} small images pulled, ${PODS} pods on the node`;
+    figure('daemon.rss', rss, { digits: 0 });
+    figure('daemon.rss-at-start', rssAtStart, {
+      label: `kruise-daemon RSS (built JS, --jitless) at start, ${PODS} pods on the node`,
+      unit: 'MB',
+      digits: 0,
+    });
+    figure('daemon.cpu', cpu, {
+      label: `kruise-daemon CPU from start to ${what}`,
+      unit: 'ms',
+      digits: 0,
+    });
+  } finally {
+    for (const d of daemons) await d.stop();
     cri.close();
     await cp.stop();
     execFileSync('bash', [script, 'down'], { env, stdio: 'ignore' });
