@@ -108,7 +108,7 @@ function uses(r: AuditRecord, rule: PolicyRule, resource: string, verb: string, 
 }
 
 describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => {
-  it('runs the image and ContainerRecreateRequest scenarios', async () => {
+  it('runs the image, ContainerRecreateRequest and containermeta scenarios', async () => {
     // image pre-pull with a pull secret (copied to kruise-daemon-config, read by the daemon)
     await admin.create(Resources.Secret, {
       metadata: { name: 'reg', namespace: 'default' },
@@ -222,6 +222,17 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         (await admin.get(Resources.ContainerRecreateRequest, 'default', 'slow')).status?.message ===
         'recreating has exceeded the activeDeadlineSeconds',
     );
+    // containermeta reports runtime-containers-meta on a pod a SidecarSet injected into (pods/status)
+    await admin.create(Resources.Pod, {
+      metadata: { name: 'injected', namespace: 'default', annotations: { 'kruise.io/sidecarset-hash': '{}' } },
+      spec: { nodeName: NODE, containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }] },
+    });
+    await waitFor(async () => {
+      const p = await admin.get(Resources.Pod, 'default', 'injected');
+      return p.metadata?.annotations?.['apps.kruise.io/runtime-containers-meta']?.includes(
+        p.status?.containerStatuses?.[0]?.containerID ?? 'none',
+      );
+    });
     const web = await admin.get(Resources.Pod, 'default', 'web');
     expect(web.status.containerStatuses.find((s: any) => s.name === 'app').restartCount).toBe(1);
   }, 180_000);

@@ -5,6 +5,7 @@
  */
 export * from './defaults.ts';
 export * from './env-from-metadata-hash.ts';
+export * from './feature-gates.ts';
 export * from './go-hash.ts';
 export * from './go-json.ts';
 export * from './group.ts';

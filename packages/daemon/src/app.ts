@@ -5,6 +5,7 @@ import { parseListenAddress } from '@kruise/runtime/http/address';
 import { ProbeServer } from '@kruise/runtime/http/probe-server';
 import type { KubeClient } from '@kruise/runtime/kube/client';
 import type { Logger } from '@kruise/runtime/log/logger';
+import { ContainerMetaController } from './containermeta/controller.ts';
 import { CrrExecutor } from './containerrecreate/executor.ts';
 import { type DiscoveredRuntime, discoverRuntime } from './cri/discovery.ts';
 import { ImagePuller } from './imagepuller/puller.ts';
@@ -17,6 +18,8 @@ import type { ImageService } from './runtime/image-service.ts';
 export interface DaemonApp {
   puller: ImagePuller;
   crr: CrrExecutor;
+  /** containermeta, when gate DaemonWatchingPod is on. */
+  containerMeta: ContainerMetaController | undefined;
   probes: ProbeServer;
   port: number;
   metrics: DaemonMetrics;
@@ -91,6 +94,23 @@ export async function startDaemon(
     onStop: () => metrics.crrStops.inc(),
     expectationTimeouts: metrics.expectationTimeouts,
   });
+  const gates = options.featureGates;
+  const metaRecorder = new EventRecorder(client, 'kruise-daemon-containermeta', {
+    host: options.nodeName,
+    logger: log,
+  });
+  const containerMeta = gates.enabled('DaemonWatchingPod')
+    ? new ContainerMetaController({
+        node: options.nodeName,
+        client,
+        cri: runtime.client,
+        runtimeName: runtime.runtimeName,
+        recorder: metaRecorder,
+        log: log.child({ worker: 'containermeta' }),
+        envFromMetadata: gates.enabled('InPlaceUpdateEnvFromMetadata'),
+        expectationTimeouts: metrics.expectationTimeouts,
+      })
+    : undefined;
   const probes = new ProbeServer();
   probes.addHealthzCheck('informers', () => {
     if (!puller.hasSynced()) throw new Error('NodeImage informer not synced');
@@ -107,16 +127,19 @@ export async function startDaemon(
   const port = addr ? await probes.listen(addr.host, addr.port) : 0;
   puller.start();
   crr.start();
+  containerMeta?.start();
   return {
     puller,
     crr,
+    containerMeta,
     probes,
     port,
     metrics,
     stop: async () => {
-      await Promise.all([puller.stop(), crr.stop()]);
+      await Promise.all([puller.stop(), crr.stop(), containerMeta?.stop()]);
       await recorder.flush();
       await crrRecorder.flush();
+      await metaRecorder.flush();
       await probes.close();
       runtime.client.close();
     },

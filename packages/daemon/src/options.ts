@@ -1,4 +1,6 @@
+import type { FeatureGates } from '@kruise/api';
 import { durationArgument, parseCommandLine } from '@kruise/runtime/cli/command-line';
+import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 /** Everything kruise-daemon is started with. */
@@ -13,6 +15,8 @@ export interface DaemonOptions {
   maxWorkersPerRegistry: number;
   statusUpdateIntervalMs: number;
   configNamespace: string;
+  /** `--feature-gates` over upstream's defaults (the daemon reads DaemonWatchingPod and InPlaceUpdateEnvFromMetadata). */
+  featureGates: FeatureGates;
 }
 
 const int = (name: string) => (v: string) => {
@@ -54,12 +58,14 @@ export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = proc
       durationArgument,
       2000,
     )
+    .option('--feature-gates <gates>', "comma-separated Gate=true|false pairs (Kruise's gates)", '')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   parseCommandLine(cmd, argv);
   const o = cmd.opts();
   if (!o.nodeName)
     throw new CommanderError(2, 'kruise.nodeName', 'error: --node-name (or env NODE_NAME) is required');
+  const featureGates = featureGatesFlag(o.featureGates);
   return {
     nodeName: o.nodeName,
     kubeconfig: o.kubeconfig,
@@ -71,5 +77,6 @@ export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = proc
     maxWorkersPerRegistry: o.maxWorkersPerRegistry,
     statusUpdateIntervalMs: o.statusUpdateInterval,
     configNamespace: env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
+    featureGates,
   };
 }

@@ -81,8 +81,10 @@ export const DAEMON_CLUSTER_RULES: PolicyRule[] = [
   // CRR executor: the active requests of its node, and their status.
   rule(['apps.kruise.io'], ['containerrecreaterequests'], WATCH),
   rule(['apps.kruise.io'], ['containerrecreaterequests/status'], ['patch']),
-  // CRR executor: the pod's IP for httpGet/tcpSocket preStop hooks.
-  rule([''], ['pods'], ['get']),
+  // CRR executor: the pod's IP for httpGet/tcpSocket preStop hooks; containermeta (gate
+  // DaemonWatchingPod): the pods of its node, and runtime-containers-meta through their status.
+  rule([''], ['pods'], ['get', 'list', 'watch']),
+  rule([''], ['pods/status'], ['patch']),
   // PullImageSucceed/PullImageFailed and Killing events (a repeated event is patched into a count).
   rule([''], ['events'], ['create', 'patch']),
 ];

@@ -1,6 +1,6 @@
-import { durationArgument, parseCommandLine, portArgument } from '@kruise/runtime';
+import { durationArgument, featureGatesFlag, parseCommandLine, portArgument } from '@kruise/runtime';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type FeatureGates, parseFeatureGates } from './features.ts';
+import type { FeatureGates } from './features.ts';
 
 /** Everything kruise-manager is started with. */
 export interface ManagerOptions {
@@ -121,16 +121,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
   const cmd = buildCommand();
   parseCommandLine(cmd, argv);
   const o = cmd.opts();
-  let featureGates: FeatureGates;
-  try {
-    featureGates = parseFeatureGates(o.featureGates);
-  } catch (err) {
-    throw new CommanderError(
-      2,
-      'kruise.featureGates',
-      `error: invalid argument for '--feature-gates': ${(err as Error).message}`,
-    );
-  }
+  const featureGates = featureGatesFlag(o.featureGates);
   return {
     kubeconfig: o.kubeconfig,
     metricsAddr: o.metricsAddr,

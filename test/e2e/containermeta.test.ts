@@ -1,0 +1,227 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CRI_CONTAINER_HASH_ANNOTATION,
+  CRI_POD_UID_LABEL,
+  expectedEnvFromMetadataHash,
+  parseKubeletContainerHash,
+  RUNTIME_CONTAINERS_META_ANNOTATION,
+} from '@kruise/api';
+import { ControlPlane } from '@kruise/control-plane';
+import { CriClient } from '@kruise/cri/client';
+import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { type Program, repoRoot, startDaemonProcess, startLocalNodeProcess } from '@kruise/stack/processes';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import { LOOP, until } from './env.ts';
+
+/**
+ * containermeta end to end: kruise-daemon (default gates DaemonWatchingPod and
+ * InPlaceUpdateEnvFromMetadata) and the local node on the real containerd, pods a CloneSet
+ * controls. No kruise-manager: the CloneSet object only owns the pods here, and the test plays the
+ * manager's part of an in-place update (InPlaceUpdateReady False). Reference:
+ * cloneset-behaviour.md §2.6, upstream-behaviour.md §3.6.
+ */
+const NODE = 'meta-node';
+const NS = 'default';
+let cp: ControlPlane;
+let client: KubeClient;
+let cri: CriClient;
+let dir: string;
+const programs: Program[] = [];
+let OWNER: Record<string, unknown>;
+const registry = () => inject('registry');
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'kruise-meta-'));
+  cp = await ControlPlane.start();
+  client = KubeClient.fromString(cp.kubeconfig());
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, cp.kubeconfig());
+  for (const file of readdirSync(join(repoRoot, 'deploy/crds')))
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(repoRoot, 'deploy/crds', file), 'utf8')),
+    });
+  const socket = `unix://${inject('criSocket')}`;
+  programs.push(await startLocalNodeProcess(kubeconfig, NODE, socket, ['--restart-backoff=1s']));
+  programs.push(await startDaemonProcess(kubeconfig, NODE, socket));
+  cri = new CriClient(inject('criSocket'));
+  const template = {
+    metadata: { labels: { app: 'web' } },
+    spec: { containers: [{ name: 'main', image: 'busybox' }] },
+  };
+  const cs = await until(() =>
+    client
+      .create(Resources.CloneSet, {
+        metadata: { name: 'web', namespace: NS },
+        spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template },
+      })
+      .catch(() => undefined),
+  );
+  OWNER = {
+    apiVersion: 'apps.kruise.io/v1alpha1',
+    kind: 'CloneSet',
+    name: 'web',
+    uid: cs.metadata!.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+});
+afterAll(async () => {
+  for (const p of (await client.list(Resources.Pod, { namespace: NS })).items)
+    await client
+      .delete(Resources.Pod, NS, p.metadata!.name!, { gracePeriodSeconds: 1 })
+      .catch(() => undefined);
+  await until(async () => (await client.list(Resources.Pod, { namespace: NS })).items.length === 0).catch(
+    () => undefined,
+  );
+  for (const p of programs.reverse()) await p.stop();
+  cri?.close();
+  await cp?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ENV = [{ name: 'VERSION', valueFrom: { fieldRef: { fieldPath: "metadata.labels['version']" } } }];
+
+const pod = (name: string) => client.get(Resources.Pod, NS, name);
+const meta = (p: KubeObject) =>
+  JSON.parse(p.metadata?.annotations?.[RUNTIME_CONTAINERS_META_ANNOTATION] ?? 'null');
+
+/** Creates a pod on the node and waits until its container runs. */
+async function runningPod(name: string, owned: boolean): Promise<KubeObject> {
+  await client.create(Resources.Pod, {
+    metadata: {
+      name,
+      namespace: NS,
+      labels: { app: 'web', version: 'v1' },
+      ...(owned ? { ownerReferences: [OWNER] } : {}),
+    },
+    spec: {
+      nodeName: NODE,
+      terminationGracePeriodSeconds: 2,
+      readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+      containers: [{ name: 'main', image: `${registry()}/busybox:v1`, command: LOOP, env: ENV }],
+    },
+  });
+  return until(async () => {
+    const p = await pod(name);
+    return p.status?.containerStatuses?.[0]?.state?.running ? p : undefined;
+  });
+}
+
+/** VERSION in the running container, read through CRI as the daemon reads it. */
+async function versionIn(containerID: string): Promise<string> {
+  const res = await cri.execSync(containerID.slice(containerID.indexOf('://') + 3), ['env'], 3);
+  return /^VERSION=(.*)$/m.exec(Buffer.from(res.stdout).toString())?.[1] ?? '';
+}
+
+describe('containermeta (kruise-daemon, local node, containerd)', () => {
+  it("reports runtime-containers-meta with kubelet's hash and the env-from-metadata hash read from the container", async () => {
+    const p = await runningPod('meta-report', true);
+    const reported = await until(async () => {
+      const q = await pod('meta-report');
+      return meta(q)?.containers?.[0]?.hashes?.extractedEnvFromMetadataHash ? q : undefined;
+    });
+    const status = reported.status.containerStatuses[0];
+    const { containers } = await cri.listContainers({
+      labelSelector: { [CRI_POD_UID_LABEL]: p.metadata!.uid! },
+    });
+    const running = containers.find((c) => `containerd://${c.id}` === status.containerID)!;
+    expect(meta(reported)).toEqual({
+      containers: [
+        {
+          name: 'main',
+          containerID: status.containerID,
+          restartCount: 0,
+          hashes: {
+            plainHash: parseKubeletContainerHash(running.annotations[CRI_CONTAINER_HASH_ANNOTATION]),
+            extractedEnvFromMetadataHash: expectedEnvFromMetadataHash(
+              { env: ENV },
+              { labels: { version: 'v1' } },
+            ),
+          },
+        },
+      ],
+    });
+    expect(meta(reported).containers[0].hashes.plainHash).toBeGreaterThan(0);
+  });
+
+  it('leaves pods no Kruise workload controls alone', async () => {
+    await runningPod('meta-unowned', false);
+    // the owned pod above was reported within a few seconds; this one never is
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(
+      (await pod('meta-unowned')).metadata?.annotations?.[RUNTIME_CONTAINERS_META_ANNOTATION],
+    ).toBeUndefined();
+  });
+
+  it('does not restart on a pod-only label change; restarts with the new env while InPlaceUpdateReady is False', async () => {
+    await runningPod('meta-restart', true);
+    const first = await until(async () => {
+      const q = await pod('meta-restart');
+      return meta(q)?.containers?.[0]?.hashes?.extractedEnvFromMetadataHash ? q : undefined;
+    });
+    const firstID = first.status.containerStatuses[0].containerID;
+    // A label change outside an in-place update: nothing restarts, the container keeps its env.
+    await client.mergePatch(Resources.Pod, NS, 'meta-restart', {
+      metadata: { labels: { version: 'v2' } },
+    });
+    await new Promise((r) => setTimeout(r, 6000));
+    const unchanged = await pod('meta-restart');
+    expect(unchanged.status.containerStatuses[0]).toMatchObject({ containerID: firstID, restartCount: 0 });
+    expect(await versionIn(firstID)).toBe('v1');
+    // The in-place update of the env: InPlaceUpdateReady goes False (as the manager sets it).
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await client.mergePatchStatus(Resources.Pod, NS, 'meta-restart', {
+      status: {
+        conditions: [
+          ...unchanged.status.conditions.filter((c: { type: string }) => c.type !== 'InPlaceUpdateReady'),
+          {
+            type: 'InPlaceUpdateReady',
+            status: 'False',
+            reason: 'StartInPlaceUpdate',
+            lastTransitionTime: now,
+          },
+        ],
+      },
+    });
+    const restarted = await until(async () => {
+      const q = await pod('meta-restart');
+      const s = q.status.containerStatuses[0];
+      return s.restartCount === 1 && s.state?.running && s.containerID !== firstID ? q : undefined;
+    }, 40_000);
+    const newID = restarted.status.containerStatuses[0].containerID;
+    expect(await versionIn(newID)).toBe('v2');
+    // The new container is reported with the hash of the env it now has, which matches the labels.
+    const reported = await until(async () => {
+      const q = await pod('meta-restart');
+      return meta(q)?.containers?.[0]?.containerID === newID &&
+        meta(q).containers[0].hashes.extractedEnvFromMetadataHash
+        ? q
+        : undefined;
+    });
+    expect(meta(reported).containers[0]).toMatchObject({
+      restartCount: 1,
+      hashes: {
+        extractedEnvFromMetadataHash: expectedEnvFromMetadataHash(
+          { env: ENV },
+          { labels: { version: 'v2' } },
+        ),
+      },
+    });
+    const events = (
+      await client.list(Resources.Event, {
+        namespace: NS,
+        fieldSelector: 'involvedObject.name=meta-restart',
+      })
+    ).items;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        reason: 'Killing',
+        message: `Stopping containerID ${firstID} by container meta restarter`,
+        source: expect.objectContaining({ component: 'kruise-daemon-containermeta' }),
+      }),
+    );
+  }, 90_000);
+});
