@@ -21,6 +21,11 @@ export interface Goal {
 }
 
 export const GOALS = {
+  'local-node.image-update': {
+    what: 'pod spec image change (same-digest tag) to the new container running, as the pod status shows it',
+    unit: 's',
+    atMost: 1.5,
+  },
   'control-plane.writes-per-s': {
     what: 'control-plane creates/s, client-node, 2 client threads, 32 in flight',
     unit: '/s',

@@ -21,6 +21,7 @@ import { benchAdmission } from './admission.bench.ts';
 import { benchControlPlane } from './control-plane.bench.ts';
 import { benchCrr } from './crr.bench.ts';
 import { benchDaemon } from './daemon.bench.ts';
+import { benchLocalNode } from './local-node.bench.ts';
 import { benchManager } from './manager.bench.ts';
 import { runBench, type Suite } from './runner.ts';
 import { benchRuntime } from './runtime.bench.ts';
@@ -32,6 +33,7 @@ const suites: Suite[] = [
   { name: 'admission', title: 'admission webhooks', run: benchAdmission },
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
+  { name: 'local-node', title: 'local node (kubelet part)', run: benchLocalNode },
 ];
 
 process.exitCode = await runBench(suites, process.argv.slice(2));
