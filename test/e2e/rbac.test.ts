@@ -224,8 +224,15 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     );
     // containermeta reports runtime-containers-meta on a pod a SidecarSet injected into (pods/status)
     await admin.create(Resources.Pod, {
-      metadata: { name: 'injected', namespace: 'default', annotations: { 'kruise.io/sidecarset-hash': '{}' } },
-      spec: { nodeName: NODE, containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }] },
+      metadata: {
+        name: 'injected',
+        namespace: 'default',
+        annotations: { 'kruise.io/sidecarset-hash': '{}' },
+      },
+      spec: {
+        nodeName: NODE,
+        containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }],
+      },
     });
     await waitFor(async () => {
       const p = await admin.get(Resources.Pod, 'default', 'injected');

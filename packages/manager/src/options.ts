@@ -1,5 +1,5 @@
 import { durationArgument, featureGatesFlag, parseCommandLine, portArgument } from '@kruise/runtime';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { FeatureGates } from './features.ts';
 
 /** Everything kruise-manager is started with. */
