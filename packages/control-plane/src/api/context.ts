@@ -10,6 +10,10 @@ export interface WriteOptions {
   subresource?: string;
   /** Warnings to send back as `Warning` headers. */
   warnings?: string[];
+  /** Who makes an ordinary write (`?fieldManager=` or the User-Agent), recorded in `managedFields`. */
+  fieldManager?: string;
+  /** Set for server-side apply, which records `managedFields` itself. */
+  apply?: boolean;
 }
 
 /** An admission hook run before a write is committed (webhooks). */

@@ -3,6 +3,7 @@ import { ApiError, alreadyExists, badRequest, conflict, forbidden, invalid, notF
 import { resizedPod } from '../registry/builtins/pod-update.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
+import { recordUpdate } from '../ssa/field-manager.ts';
 import type { Entry, Store } from '../store/store.ts';
 import { deepEqual } from '../util/deep-equal.ts';
 import { prepareCustomResource, validateObject } from '../validation/object-meta.ts';
@@ -165,10 +166,10 @@ export class ObjectService {
       'deletionTimestamp',
       'deletionGracePeriodSeconds',
       'selfLink',
-      'managedFields',
     ]) {
       delete meta[f];
     }
+    if (!options.apply) delete meta.managedFields;
     meta.creationTimestamp = nowRFC3339();
     meta.uid = randomUUID();
     if (type.tracksGeneration) meta.generation = 1;
@@ -179,6 +180,8 @@ export class ObjectService {
       delete obj.status;
     type.defaults?.(obj);
     type.normalize?.(obj);
+    if (options.fieldManager !== undefined && !options.apply)
+      recordUpdate(type, undefined, obj, options.fieldManager, '');
     this.prepare(type, obj, options);
     const result = await this.admit(
       'mutating',
@@ -294,6 +297,8 @@ export class ObjectService {
       }
       let next = this.merge(type, old, desired, subresource);
       type.normalize?.(next);
+      if (options.fieldManager !== undefined && !options.apply)
+        recordUpdate(type, old, next, options.fieldManager, subresource);
       this.checkNamespace(type, namespace, next, false);
       this.prepare(type, next, options);
       const mutated = await this.admit('mutating', type, 'UPDATE', ns, name, next, old, options);

@@ -17,10 +17,19 @@ import { applyStrategicMergePatch } from '../patch/strategic-merge.ts';
 import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
+import { managerOf } from '../ssa/field-manager.ts';
+import { forceNotAllowed, serveApply } from './apply.ts';
 import { parseJson, readBody } from './body.ts';
 import { deleteResult } from './delete-result.ts';
 import type { HandlerDeps } from './deps.ts';
-import { mediaTypeOf, patchTypesOf, prefersProtobuf, readObjectBody, sendObject } from './negotiation.ts';
+import {
+  APPLY_PATCH,
+  mediaTypeOf,
+  patchTypesOf,
+  prefersProtobuf,
+  readObjectBody,
+  sendObject,
+} from './negotiation.ts';
 import { postPodSubresource } from './pod-actions.ts';
 import { streamPodLog } from './pod-log.ts';
 import { queryBool } from './query.ts';
@@ -87,7 +96,10 @@ export class ResourceHandler {
       throw pathNotFound();
     if (info.subresource === 'status' && !type.statusSubresource) throw pathNotFound();
     if (info.subresource === 'log' && info.verb !== 'get') throw methodNotAllowed(req.method ?? '');
-    const options = writeOptionsOf(info.verb, query, user, info.subresource);
+    const options = {
+      ...writeOptionsOf(info.verb, query, user, info.subresource),
+      fieldManager: managerOf(query.get('fieldManager'), req.headers['user-agent']),
+    };
     const { warnings } = options;
     const accept = req.headers.accept;
     const send = (code: number, body: unknown, rawJson?: string) => {
@@ -157,6 +169,12 @@ export class ResourceHandler {
         const patchType = mediaTypeOf(req);
         const patchTypes = patchTypesOf(type);
         if (!patchTypes.includes(patchType)) throw unsupportedMediaType(patchTypes);
+        if (patchType === APPLY_PATCH) {
+          const applied = await serveApply(this.deps.objects, type, info, query, req, options);
+          return send(applied.code, applied.obj);
+        }
+        const force = forceNotAllowed(query);
+        if (force) throw force;
         const patch = parseJson(await readBody(req));
         if (
           patchType !== 'application/json-patch+json' &&
