@@ -1,9 +1,10 @@
 import type { ControllerDeps } from './deps.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
+import { NodeLifecycleController, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 
 /** Which of kube-scheduler's and kube-controller-manager's parts run, and how. */
-export interface KubeControllerOptions {
+export interface KubeControllerOptions extends NodeLifecycleOptions {
   /** Run the scheduler (default true); off for tests that bind pods themselves. */
   scheduler?: boolean;
 }
@@ -18,11 +19,13 @@ export interface KubeControllers {
 export function startKubeControllers(deps: ControllerDeps, options: KubeControllerOptions): KubeControllers {
   const scheduler = options.scheduler === false ? undefined : new Scheduler(deps);
   const disruption = new DisruptionController(deps);
+  const lifecycle = new NodeLifecycleController(deps, options);
   return {
     scheduler,
     stop: () => {
       scheduler?.stop();
       disruption.stop();
+      lifecycle.stop();
     },
   };
 }
