@@ -3,24 +3,30 @@ import type { EventType, KubeClient, KubeObject, Logger } from '@kruise/runtime'
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { KubeletContainerHash } from '../../workload/inplaceupdate/completion.ts';
 
-/** Scale expectations: pods and PVCs created or deleted by name, per CloneSet key, until the cache sees them. */
+/** An expectation check (@kruise/runtime's): act now, or wait `retryAfterMs` at most. */
+export type ExpectationCheckLike = { satisfied: true } | { satisfied: false; retryAfterMs: number };
+
+type Versioned = { metadata?: { uid?: string; resourceVersion?: string; namespace?: string; name?: string } };
+
+/**
+ * Scale expectations (@kruise/runtime's ScaleExpectations): pods and PVCs created or deleted by
+ * name, per CloneSet key, until the cache shows them; dropped (logged, counted) past the timeout.
+ */
 export interface ScaleExpectationsLike {
-  expect(key: string, action: 'create' | 'delete', name: string): void;
-  observe(key: string, action: 'create' | 'delete', name: string): void;
-  /** Whether nothing is pending, and for how long something has been (ms). */
-  satisfied(key: string): { satisfied: boolean; unsatisfiedMs: number };
-  delete(key: string): void;
+  expectCreation(owner: string, name: string): void;
+  expectDeletion(owner: string, name: string): void;
+  creationObserved(owner: string, name?: string): void;
+  deletionObserved(owner: string, name?: string): void;
+  check(owner: string): ExpectationCheckLike;
+  delete(owner: string): void;
 }
 
-/** ResourceVersion expectations: "do not act until the cache has seen my write". */
+/** ResourceVersion expectations (@kruise/runtime's): "do not act until the cache has seen my write". */
 export interface ResourceVersionExpectationsLike {
-  expect(obj: { metadata?: { uid?: string; resourceVersion?: string } }): void;
-  observe(obj: { metadata?: { uid?: string; resourceVersion?: string } }): void;
-  satisfied(obj: { metadata?: { uid?: string; resourceVersion?: string } }): {
-    satisfied: boolean;
-    unsatisfiedMs: number;
-  };
-  delete(obj: { metadata?: { uid?: string } }): void;
+  expect(obj: Versioned): void;
+  observe(obj: Versioned): void;
+  check(obj: Versioned): ExpectationCheckLike;
+  delete(obj: Versioned): void;
 }
 
 /** What the CloneSet sync steps (scale, update, status, revisions) work with. */
@@ -36,8 +42,6 @@ export interface CloneSetDeps {
   nodeLabels(name: string): Record<string, string> | undefined;
   /** Flag --cloneset-scaling-exclude-preparing-delete. */
   scalingExcludePreparingDelete: boolean;
-  /** How long an unsatisfied expectation holds a CloneSet (flag --expectation-timeout, 5 min). */
-  expectationTimeoutMs: number;
   now: () => number;
   random: () => number;
   log: Logger;

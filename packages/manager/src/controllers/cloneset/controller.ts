@@ -98,8 +98,8 @@ export class CloneSetController {
       if (o.metadata?.deletionTimestamp) return deleted(o);
       const key = cloneSetOf(o.metadata?.namespace, controllerOf(o));
       if (!key) return;
-      const wasSatisfied = scale.satisfied(key).satisfied;
-      scale.observe(key, 'create', o.metadata?.name ?? '');
+      const wasSatisfied = scale.check(key).satisfied;
+      scale.creationObserved(key, o.metadata?.name ?? '');
       if (wasSatisfied) this.controller.queue.addAfter(key, this.initial.when(key));
       else {
         this.initial.forget(key);
@@ -110,7 +110,7 @@ export class CloneSetController {
       rv.delete(o);
       const key = cloneSetOf(o.metadata?.namespace, controllerOf(o));
       if (!key) return;
-      scale.observe(key, 'delete', o.metadata?.name ?? '');
+      scale.deletionObserved(key, o.metadata?.name ?? '');
       enqueue(key);
     };
     pods.addEventHandler({
@@ -137,7 +137,7 @@ export class CloneSetController {
     const claimDeleted = (o: KubeObject) => {
       const key = cloneSetOf(o.metadata?.namespace, controllerOf(o));
       if (!key) return;
-      scale.observe(key, 'delete', o.metadata?.name ?? '');
+      scale.deletionObserved(key, o.metadata?.name ?? '');
       enqueue(key);
     };
     claims.addEventHandler({

@@ -44,11 +44,11 @@ export async function cleanupPVCs(
           throw err;
         }
       } else {
-        deps.scaleExpectations.expect(cloneSetKey(cs), 'delete', name);
+        deps.scaleExpectations.expectDeletion(cloneSetKey(cs), name);
         try {
           await deps.client.delete(Resources.PersistentVolumeClaim, pvc.metadata?.namespace, name);
         } catch (err) {
-          deps.scaleExpectations.observe(cloneSetKey(cs), 'delete', name);
+          deps.scaleExpectations.deletionObserved(cloneSetKey(cs), name);
           if (!isNotFound(err)) deps.event(cs, 'Warning', 'FailedDelete', `failed to clean up PVC ${name}: ${message(err)}`);
           throw err;
         }

@@ -29,15 +29,12 @@ export interface ReconcileOutcome {
   requeueAfterMs?: number;
 }
 
-/** How long to wait before reconciling again after dropping a timed-out scale expectation. */
-const AFTER_EXPECTATION_TIMEOUT_MS = 10_000;
-
 /**
  * The CloneSet reconcile (upstream's doReconcile): expectations, owned pods and PVCs, revisions,
  * image pre-download, scale or update, status, podsToDelete and history truncation; asks to be
- * requeued for grace periods, the progress deadline and minReadySeconds. A scale expectation
- * that times out is dropped (logged) and the CloneSet requeued, so a lost watch event never
- * stalls it (upstream #1765/#1829).
+ * requeued for grace periods, the progress deadline and minReadySeconds. While an expectation
+ * is pending it requeues itself for when it times out; the library then drops it (logged and
+ * counted), so a lost watch event never stalls a CloneSet (upstream #1765/#1829 stalled).
  */
 export class CloneSetReconciler {
   private readonly d: CloneSetDeps;
@@ -45,8 +42,6 @@ export class CloneSetReconciler {
   private readonly controls: PodControls;
   private readonly scaleControl: ScaleControl;
   private readonly updateControl: UpdateControl;
-  /** Called when an expectation timed out (the leakage metric). */
-  onExpectationTimeout: (cs: { namespace: string; name: string }) => void = () => {};
 
   constructor(deps: CloneSetDeps, caches: CloneSetCaches) {
     this.d = deps;
@@ -67,16 +62,8 @@ export class CloneSetReconciler {
       log.error({ key }, 'invalid CloneSet selector');
       return {};
     }
-    const scale = this.d.scaleExpectations.satisfied(key);
-    if (!scale.satisfied) {
-      if (scale.unsatisfiedMs < this.d.expectationTimeoutMs)
-        return { requeueAfterMs: this.d.expectationTimeoutMs - scale.unsatisfiedMs };
-      log.info({ key, overtimems: scale.unsatisfiedMs }, 'scale expectation unsatisfied overtime, dropped');
-      const [namespace = '', name = ''] = key.split('/');
-      this.onExpectationTimeout({ namespace, name });
-      this.d.scaleExpectations.delete(key);
-      return { requeueAfterMs: AFTER_EXPECTATION_TIMEOUT_MS };
-    }
+    const scale = this.d.scaleExpectations.check(key);
+    if (!scale.satisfied) return { requeueAfterMs: scale.retryAfterMs };
 
     const uid = cs.metadata?.uid ?? '';
     const owned = this.caches.ownedPods(uid);
@@ -91,20 +78,12 @@ export class CloneSetReconciler {
     const { current, update, collisionCount } = await activeRevisions(store, cs, history);
     const rv = this.d.resourceVersionExpectations;
     rv.observe(update);
-    const revisionWait = rv.satisfied(update);
-    if (!revisionWait.satisfied) {
-      if (revisionWait.unsatisfiedMs < this.d.expectationTimeoutMs)
-        return { requeueAfterMs: this.d.expectationTimeoutMs - revisionWait.unsatisfiedMs };
-      rv.delete(update);
-    }
+    const revisionWait = rv.check(update);
+    if (!revisionWait.satisfied) return { requeueAfterMs: revisionWait.retryAfterMs };
     for (const pod of active) {
       rv.observe(pod);
-      const wait = rv.satisfied(pod);
-      if (wait.satisfied) continue;
-      if (wait.unsatisfiedMs < this.d.expectationTimeoutMs)
-        return { requeueAfterMs: this.d.expectationTimeoutMs - wait.unsatisfiedMs };
-      log.info({ pod: pod.metadata?.name }, 'pod resourceVersion expectation unsatisfied overtime, dropped');
-      rv.delete(pod);
+      const wait = rv.check(pod);
+      if (!wait.satisfied) return { requeueAfterMs: wait.retryAfterMs };
     }
 
     const status: CloneSetStatus = {

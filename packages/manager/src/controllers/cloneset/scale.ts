@@ -142,7 +142,7 @@ export class ScaleControl {
       shortHash: this.d.gates.enabled('CloneSetShortHash'),
       now: this.d.now(),
     });
-    for (const p of pods) this.d.scaleExpectations.expect(key, 'create', p.metadata!.name!);
+    for (const p of pods) this.d.scaleExpectations.expectCreation(key, p.metadata!.name!);
     const created = new Set<string>();
     const { successes, error } = await doItSlowly(pods.length, async (i) => {
       const pod = pods[i]!;
@@ -151,7 +151,7 @@ export class ScaleControl {
       created.add(pod.metadata!.name!);
     });
     for (const p of pods)
-      if (!created.has(p.metadata!.name!)) this.d.scaleExpectations.observe(key, 'create', p.metadata!.name!);
+      if (!created.has(p.metadata!.name!)) this.d.scaleExpectations.creationObserved(key, p.metadata!.name!);
     if (error !== undefined) throw error;
     return successes > 0;
   }
@@ -161,11 +161,11 @@ export class ScaleControl {
     for (const claim of claimsFor(cs, pod.metadata?.labels?.[INSTANCE_ID_LABEL] ?? '').values()) {
       const name = claim.metadata!.name!;
       if (existingClaims.has(name)) continue;
-      this.d.scaleExpectations.expect(key, 'create', name);
+      this.d.scaleExpectations.expectCreation(key, name);
       try {
         await this.d.client.create(Resources.PersistentVolumeClaim, claim as unknown as KubeObject);
       } catch (err) {
-        this.d.scaleExpectations.observe(key, 'create', name);
+        this.d.scaleExpectations.creationObserved(key, name);
         this.d.event(cs, 'Warning', 'FailedCreate', `failed to create pvc: ${message(err)}, pvc: ${JSON.stringify(claim)}`);
         throw err;
       }
@@ -197,11 +197,11 @@ export class ScaleControl {
         }
         continue;
       }
-      this.d.scaleExpectations.expect(key, 'delete', name);
+      this.d.scaleExpectations.expectDeletion(key, name);
       try {
         await deleteIgnoringNotFound(this.d.client, Resources.Pod, pod.metadata?.namespace, name);
       } catch (err) {
-        this.d.scaleExpectations.observe(key, 'delete', name);
+        this.d.scaleExpectations.deletionObserved(key, name);
         this.d.event(cs, 'Warning', 'FailedDelete', `failed to delete pod ${name}: ${message(err)}`);
         throw err;
       }
@@ -211,11 +211,11 @@ export class ScaleControl {
       for (const pvc of pvcs) {
         if (pvc.metadata?.labels?.[INSTANCE_ID_LABEL] !== id) continue;
         const claim = pvc.metadata?.name ?? '';
-        this.d.scaleExpectations.expect(key, 'delete', claim);
+        this.d.scaleExpectations.expectDeletion(key, claim);
         try {
           await deleteIgnoringNotFound(this.d.client, Resources.PersistentVolumeClaim, pvc.metadata?.namespace, claim);
         } catch (err) {
-          this.d.scaleExpectations.observe(key, 'delete', claim);
+          this.d.scaleExpectations.deletionObserved(key, claim);
           this.d.event(cs, 'Warning', 'FailedDelete', `failed to delete pvc ${claim}: ${message(err)}`);
           throw err;
         }

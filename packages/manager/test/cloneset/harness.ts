@@ -1,0 +1,164 @@
+import type { CloneSet } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
+import type { ControlPlane } from '@kruise/control-plane';
+import { EventRecorder, InformerFactory, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { CloneSetController } from '../../src/controllers/cloneset/controller.ts';
+import { PodReadinessController } from '../../src/controllers/podreadiness/controller.ts';
+import { legacyContainerHash } from '../../src/workload/inplaceupdate/completion.ts';
+import { parseFeatureGates } from '../../src/features.ts';
+import type { ManagerApp } from '../../src/index.ts';
+import { eventually, startEnv } from '../env.ts';
+import { ResourceVersionExpectations, ScaleExpectations } from './tmp-expectations/index.ts';
+
+/** A control plane with kruise-manager (webhooks) and the CloneSet controller. */
+export interface CloneSetEnv {
+  cp: ControlPlane;
+  client: KubeClient;
+  app: ManagerApp;
+  cloneSets: CloneSetController;
+  stop(): Promise<void>;
+}
+
+/** Starts the control plane, the manager and a CloneSet controller with these gates. */
+export async function startCloneSetEnv(gates = ''): Promise<CloneSetEnv> {
+  const { cp, client, app } = await startEnv(gates ? [`--feature-gates=ImagePullJobGate=true,${gates}`] : []);
+  const f = new InformerFactory(client);
+  const recorder = new EventRecorder(client, 'cloneset-controller');
+  const nodes = f.informerFor({ resource: Resources.Node });
+  const parsed = parseFeatureGates(`ImagePullJobGate=true${gates ? `,${gates}` : ''}`);
+  const cloneSets = new CloneSetController(
+    {
+      client,
+      event: (cs, type, reason, message) => recorder.event(cs as KubeObject, type, reason, message),
+      scaleExpectations: new ScaleExpectations({ controller: 'cloneset' }),
+      resourceVersionExpectations: new ResourceVersionExpectations({ controller: 'cloneset' }),
+      gates: parsed,
+      kubeletHash: legacyContainerHash,
+      nodeLabels: (name) => nodes.get(name)?.metadata?.labels,
+      scalingExcludePreparingDelete: false,
+      now: Date.now,
+      random: Math.random,
+      log: silentLogger,
+    },
+    {
+      cloneSets: f.informerFor({ resource: Resources.CloneSet }),
+      pods: f.informerFor({ resource: Resources.Pod }),
+      claims: f.informerFor({ resource: Resources.PersistentVolumeClaim }),
+      revisions: f.informerFor({ resource: Resources.ControllerRevision }),
+      jobs: f.informerFor({ resource: Resources.ImagePullJob }),
+    },
+    { workers: 3, logger: silentLogger },
+  );
+  const readiness = new PodReadinessController({
+    client,
+    pods: f.informerFor({ resource: Resources.Pod }),
+    workers: 1,
+    logger: silentLogger,
+  });
+  f.start();
+  // PersistentVolumeClaims are not served by every control plane yet: their cache is not waited for
+  await Promise.all(
+    [Resources.CloneSet, Resources.Pod, Resources.ControllerRevision, Resources.ImagePullJob, Resources.Node].map((r) =>
+      f.informerFor({ resource: r }).waitForSync(),
+    ),
+  );
+  cloneSets.controller.start();
+  readiness.controller.start();
+  return {
+    cp,
+    client,
+    app,
+    cloneSets,
+    stop: async () => {
+      await cloneSets.controller.stop(1000);
+      await readiness.controller.stop(1000);
+      await f.stop();
+      await recorder.flush();
+      await app.stop();
+      await cp.stop();
+    },
+  };
+}
+
+/** A CloneSet of busybox pods selecting `app: <name>`. */
+export function cloneSet(name: string, spec: Record<string, unknown> = {}): CloneSet & KubeObject {
+  return {
+    apiVersion: 'apps.kruise.io/v1alpha1',
+    kind: 'CloneSet',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'main', image: 'busybox:v1' }] },
+      },
+      ...spec,
+    },
+  } as CloneSet & KubeObject;
+}
+
+/** The CloneSet's active pods, by name. */
+export async function podsOf(client: KubeClient, name: string): Promise<Pod[]> {
+  const list = await client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` });
+  return (list.items as unknown as Pod[])
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
+}
+
+/**
+ * Plays scheduler and kubelet for a pod: binds it to `node` (when unbound) and reports it Running
+ * with its containers ready at their spec images (imageID by image), Ready and the readiness gates'
+ * conditions as they are.
+ */
+export async function runPod(client: KubeClient, pod: Pod, node = 'n1'): Promise<void> {
+  const ns = pod.metadata!.namespace!;
+  const name = pod.metadata!.name!;
+  if (!pod.spec?.nodeName) await client.mergePatch(Resources.Pod, ns, name, { spec: { nodeName: node } });
+  const fresh = (await client.get(Resources.Pod, ns, name)) as unknown as Pod;
+  const now = kubeTime();
+  const gates = fresh.spec?.readinessGates ?? [];
+  const conditions = (fresh.status?.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
+  const gatesTrue = gates.every((g) => conditions.find((c) => c.type === g.conditionType)?.status === 'True');
+  await client.mergePatchStatus(Resources.Pod, ns, name, {
+    status: {
+      phase: 'Running',
+      conditions: [
+        ...conditions,
+        { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
+        { type: 'Ready', status: gatesTrue ? 'True' : 'False', lastTransitionTime: now },
+      ],
+      containerStatuses: (fresh.spec?.containers ?? []).map((c) => ({
+        name: c.name,
+        image: c.image,
+        imageID: `sha256:${c.image}`,
+        ready: true,
+        restartCount: 0,
+        containerID: `containerd://${name}-${c.name}`,
+        started: true,
+        state: { running: { startedAt: now } },
+      })),
+    },
+  });
+}
+
+/** Runs every pod of the CloneSet until `check` holds. */
+export async function runUntil<T>(
+  client: KubeClient,
+  name: string,
+  check: (pods: Pod[]) => T | Promise<T>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  return eventually(async () => {
+    const pods = await podsOf(client, name);
+    for (const p of pods) if (!isRunningReady(p)) await runPod(client, p).catch(() => {});
+    return check(await podsOf(client, name));
+  }, timeoutMs, 100);
+}
+
+const isRunningReady = (p: Pod) =>
+  p.status?.phase === 'Running' && p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+
+/** The CloneSet as stored. */
+export const getCloneSet = (client: KubeClient, name: string) =>
+  client.get(Resources.CloneSet, 'default', name) as Promise<CloneSet & KubeObject>;
