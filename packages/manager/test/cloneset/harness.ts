@@ -17,11 +17,14 @@ export interface CloneSetEnv {
   client: KubeClient;
   app: ManagerApp;
   cloneSets: CloneSetController;
+  scaleExpectations: ScaleExpectations;
   stop(): Promise<void>;
 }
 
 /** Starts the control plane, the manager and a CloneSet controller with these gates. */
-export async function startCloneSetEnv(gates = ''): Promise<CloneSetEnv> {
+export async function startCloneSetEnv(gates = '', expectationTimeoutMs?: number): Promise<CloneSetEnv> {
+  const timeouts = expectationTimeoutMs ? { timeoutMs: expectationTimeoutMs } : {};
+  const scaleExpectations = new ScaleExpectations({ controller: 'cloneset', ...timeouts });
   const { cp, client, app } = await startEnv(gates ? [`--feature-gates=ImagePullJobGate=true,${gates}`] : []);
   const f = new InformerFactory(client);
   const recorder = new EventRecorder(client, 'cloneset-controller');
@@ -31,8 +34,8 @@ export async function startCloneSetEnv(gates = ''): Promise<CloneSetEnv> {
     {
       client,
       event: (cs, type, reason, message) => recorder.event(cs as KubeObject, type, reason, message),
-      scaleExpectations: new ScaleExpectations({ controller: 'cloneset' }),
-      resourceVersionExpectations: new ResourceVersionExpectations({ controller: 'cloneset' }),
+      scaleExpectations,
+      resourceVersionExpectations: new ResourceVersionExpectations({ controller: 'cloneset', ...timeouts }),
       gates: parsed,
       kubeletHash: legacyContainerHash,
       nodeLabels: (name) => nodes.get(name)?.metadata?.labels,
@@ -70,6 +73,7 @@ export async function startCloneSetEnv(gates = ''): Promise<CloneSetEnv> {
     client,
     app,
     cloneSets,
+    scaleExpectations,
     stop: async () => {
       await cloneSets.controller.stop(1000);
       await readiness.controller.stop(1000);
@@ -159,6 +163,46 @@ export async function runUntil<T>(
 const isRunningReady = (p: Pod) =>
   p.status?.phase === 'Running' && p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
+/**
+ * Runs the CloneSet's pods until its status, once it observed the latest generation, passes
+ * `check`; returns that status.
+ */
+export function statusWhen(
+  client: KubeClient,
+  name: string,
+  check: (status: NonNullable<CloneSet['status']>, pods: Pod[]) => boolean,
+  timeoutMs = 15_000,
+): Promise<NonNullable<CloneSet['status']>> {
+  return runUntil(
+    client,
+    name,
+    async (pods) => {
+      const cs = await getCloneSet(client, name);
+      const s = cs.status;
+      return s && s.observedGeneration === cs.metadata?.generation && check(s, pods) ? s : undefined;
+    },
+    timeoutMs,
+  );
+}
+
 /** The CloneSet as stored. */
 export const getCloneSet = (client: KubeClient, name: string) =>
   client.get(Resources.CloneSet, 'default', name) as Promise<CloneSet & KubeObject>;
+
+/** The first container's image. */
+export const image = (p: { spec?: { containers?: { image?: string }[] } }) => p.spec?.containers?.[0]?.image;
+
+/** Changes the image of the CloneSet's template. */
+export const setImage = (client: KubeClient, name: string, img: string) =>
+  client.mergePatch(Resources.CloneSet, 'default', name, {
+    spec: { template: { spec: { containers: [{ name: 'main', image: img }] } } },
+  });
+
+/** Events recorded on an object, as `type reason message`. */
+export const eventsOf = async (client: KubeClient, name: string) =>
+  (await client.list(Resources.Event, { namespace: 'default' })).items
+    .filter((e) => e.involvedObject?.name === name)
+    .map((e) => `${e.type} ${e.reason} ${e.message}`);
+
+/** Resolves after `ms`. */
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

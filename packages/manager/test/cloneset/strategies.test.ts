@@ -1,0 +1,189 @@
+import { type KubeClient, Resources } from '@kruise/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../env.ts';
+import {
+  type CloneSetEnv,
+  cloneSet,
+  eventsOf,
+  getCloneSet,
+  image,
+  podsOf,
+  runPod,
+  setImage,
+  sleep,
+  startCloneSetEnv,
+  statusWhen,
+} from './harness.ts';
+
+let env: CloneSetEnv;
+let client: KubeClient;
+beforeAll(async () => {
+  env = await startCloneSetEnv('', 1500);
+  client = env.client;
+});
+afterAll(() => env?.stop());
+
+const ready = async (name: string, replicas: number) =>
+  statusWhen(client, name, (s, pods) => pods.length === replicas && s.availableReplicas === replicas);
+const revisionOf = (p: { metadata?: { labels?: Record<string, string> } }) =>
+  p.metadata?.labels?.['controller-revision-hash'];
+
+describe('CloneSet update strategy', () => {
+  it('maxUnavailable 1: a second pod is not touched while the first replacement is not ready', async () => {
+    await client.create(Resources.CloneSet, cloneSet('pace', { replicas: 4, updateStrategy: { maxUnavailable: 1 } }));
+    await ready('pace', 4);
+    await setImage(client, 'pace', 'busybox:v2');
+    await eventually(async () => (await podsOf(client, 'pace')).some((p) => image(p) === 'busybox:v2'));
+    await sleep(800);
+    const pods = await podsOf(client, 'pace');
+    expect(pods.filter((p) => image(p) === 'busybox:v2')).toHaveLength(1);
+    expect(pods.filter((p) => image(p) === 'busybox:v1')).toHaveLength(3);
+    const done = await statusWhen(client, 'pace', (s) => s.updatedAvailableReplicas === 4 && s.replicas === 4);
+    expect(done.currentRevision).toBe(done.updateRevision);
+  });
+
+  it('paused: no pod is updated, scaling goes on; resuming updates them', async () => {
+    await client.create(Resources.CloneSet, cloneSet('paused', { replicas: 2 }));
+    await ready('paused', 2);
+    await client.mergePatch(Resources.CloneSet, 'default', 'paused', {
+      spec: {
+        replicas: 3,
+        updateStrategy: { paused: true },
+        template: { spec: { containers: [{ name: 'main', image: 'busybox:v2' }] } },
+      },
+    });
+    const s = await statusWhen(client, 'paused', (st, pods) => pods.length === 3 && st.availableReplicas === 3);
+    await sleep(500);
+    const pods = await podsOf(client, 'paused');
+    expect(pods.map(image).sort()).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v2']);
+    expect(s.updatedReplicas).toBe(1);
+    await client.mergePatch(Resources.CloneSet, 'default', 'paused', { spec: { updateStrategy: { paused: false } } });
+    await statusWhen(client, 'paused', (st) => st.updatedAvailableReplicas === 3 && st.replicas === 3);
+  });
+
+  it('maxSurge 1 with maxUnavailable 0 creates the new pod before deleting an old one', async () => {
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('surge', { replicas: 2, updateStrategy: { maxSurge: 1, maxUnavailable: 0 } }),
+    );
+    await ready('surge', 2);
+    await setImage(client, 'surge', 'busybox:v2');
+    const pods = await eventually(async () => {
+      const p = await podsOf(client, 'surge');
+      return p.length === 3 ? p : undefined;
+    });
+    expect(pods.map(image).sort()).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v2']);
+    await sleep(500);
+    expect((await podsOf(client, 'surge')).filter((p) => image(p) === 'busybox:v1')).toHaveLength(2);
+    await statusWhen(client, 'surge', (st, p) => st.updatedAvailableReplicas === 2 && p.length === 2);
+  });
+
+  it('InPlaceIfPossible recreates pods when the change is not in-place-able (env)', async () => {
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('fallback', { replicas: 1, updateStrategy: { type: 'InPlaceIfPossible' } }),
+    );
+    const [before] = await (async () => {
+      await ready('fallback', 1);
+      return podsOf(client, 'fallback');
+    })();
+    await client.mergePatch(Resources.CloneSet, 'default', 'fallback', {
+      spec: { template: { spec: { containers: [{ name: 'main', image: 'busybox:v1', env: [{ name: 'A', value: '1' }] }] } } },
+    });
+    await statusWhen(client, 'fallback', (s, pods) => s.updatedAvailableReplicas === 1 && pods.length === 1);
+    const [after] = await podsOf(client, 'fallback');
+    expect(after!.metadata!.uid).not.toBe(before!.metadata!.uid);
+    expect(after!.spec!.containers[0]!.env).toEqual([{ name: 'A', value: '1' }]);
+  });
+
+  it('rolls back to the old revision by name when the template returns to it', async () => {
+    await client.create(Resources.CloneSet, cloneSet('undo', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }));
+    const first = (await ready('undo', 2)).updateRevision!;
+    const uids = (await podsOf(client, 'undo')).map((p) => p.metadata!.uid).sort();
+    await setImage(client, 'undo', 'busybox:v2');
+    const second = (await statusWhen(client, 'undo', (s) => s.updatedAvailableReplicas === 2 && s.updateRevision !== first))
+      .updateRevision;
+    await setImage(client, 'undo', 'busybox:v1');
+    const back = await statusWhen(client, 'undo', (s) => s.updatedAvailableReplicas === 2 && s.updateRevision === first);
+    expect(back.currentRevision).toBe(first);
+    const pods = await podsOf(client, 'undo');
+    expect(pods.map(revisionOf)).toEqual([first, first]);
+    expect(pods.map((p) => p.metadata!.uid).sort()).toEqual(uids);
+    const revisions = (await client.list(Resources.ControllerRevision, { namespace: 'default' })).items.filter((r) =>
+      r.metadata?.name?.startsWith('undo-'),
+    );
+    expect(revisions.map((r) => r.metadata!.name).sort()).toEqual([first, second].sort());
+    expect(revisions.find((r) => r.metadata!.name === first)!.revision).toBe(3);
+  });
+
+  it('revisionHistoryLimit keeps that many revisions beside the live ones', async () => {
+    await client.create(Resources.CloneSet, cloneSet('history', { replicas: 1, revisionHistoryLimit: 1 }));
+    await ready('history', 1);
+    for (const tag of ['v2', 'v3', 'v4']) {
+      await setImage(client, 'history', `busybox:${tag}`);
+      await statusWhen(client, 'history', (s, pods) => s.updatedAvailableReplicas === 1 && pods.length === 1 && s.currentRevision === s.updateRevision);
+    }
+    const names = await eventually(async () => {
+      const r = (await client.list(Resources.ControllerRevision, { namespace: 'default' })).items.filter((x) =>
+        x.metadata?.name?.startsWith('history-'),
+      );
+      return r.length === 2 ? r : undefined;
+    });
+    expect(names.map((r) => r.revision).sort()).toEqual([3, 4]);
+  });
+});
+
+describe('CloneSet scale strategy', () => {
+  it('scaleStrategy.maxUnavailable 1 creates one pod at a time and says ScaleUpLimited', async () => {
+    await client.create(Resources.CloneSet, cloneSet('slow', { replicas: 3, scaleStrategy: { maxUnavailable: 1 } }));
+    await eventually(async () => (await podsOf(client, 'slow')).length === 1);
+    await sleep(500);
+    const pods = await podsOf(client, 'slow');
+    expect(pods).toHaveLength(1);
+    expect(await eventsOf(client, 'slow')).toContain(
+      'Warning ScaleUpLimited scaleUp is limited because of scaleStrategy.maxUnavailable, limit: 0',
+    );
+    await runPod(client, pods[0]!);
+    await ready('slow', 3);
+  });
+
+  it('podsToDelete deletes those pods, replaces them and is emptied', async () => {
+    await client.create(Resources.CloneSet, cloneSet('pick', { replicas: 2 }));
+    await ready('pick', 2);
+    const [victim, keeper] = await podsOf(client, 'pick');
+    await client.mergePatch(Resources.CloneSet, 'default', 'pick', {
+      spec: { scaleStrategy: { podsToDelete: [victim!.metadata!.name] } },
+    });
+    await statusWhen(client, 'pick', (s, pods) => s.availableReplicas === 2 && pods.length === 2 && !pods.some((p) => p.metadata!.name === victim!.metadata!.name));
+    expect((await podsOf(client, 'pick')).map((p) => p.metadata!.name)).toContain(keeper!.metadata!.name);
+    const cs = await eventually(async () => {
+      const c = await getCloneSet(client, 'pick');
+      return c.spec?.scaleStrategy?.podsToDelete === undefined ? c : undefined;
+    });
+    expect(cs.spec!.scaleStrategy!.podsToDelete).toBeUndefined();
+  });
+
+  it('a scale expectation never observed is dropped after the timeout: the CloneSet does not stall', async () => {
+    env.scaleExpectations.expectCreation('default/lost', 'lost-ghost');
+    await client.create(Resources.CloneSet, cloneSet('lost', { replicas: 1 }));
+    await sleep(500);
+    expect(await podsOf(client, 'lost')).toHaveLength(0);
+    await ready('lost', 1);
+  });
+
+  it('Progressing turns False with ProgressDeadlineExceeded when pods do not become available in time', async () => {
+    await client.create(Resources.CloneSet, cloneSet('late', { replicas: 1, progressDeadlineSeconds: 1 }));
+    const cs = await eventually(
+      async () => {
+        const c = await getCloneSet(client, 'late');
+        const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
+        return p?.reason === 'ProgressDeadlineExceeded' ? c : undefined;
+      },
+      8000,
+    );
+    expect(cs.status!.conditions!.find((x) => x.type === 'Progressing')).toMatchObject({
+      status: 'False',
+      message: `CloneSet revision ${cs.status!.updateRevision} has timed out progressing`,
+    });
+  });
+});
