@@ -1,11 +1,11 @@
 import type { CloneSet } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { kubeletContainerHash, kubeTime } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { EventRecorder, InformerFactory, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { CloneSetController } from '../../src/controllers/cloneset/controller.ts';
 import { PodReadinessController } from '../../src/controllers/podreadiness/controller.ts';
-import { legacyContainerHash } from '../../src/workload/inplaceupdate/completion.ts';
+
 import { parseFeatureGates } from '../../src/features.ts';
 import type { ManagerApp } from '../../src/index.ts';
 import { eventually, startEnv } from '../env.ts';
@@ -37,7 +37,7 @@ export async function startCloneSetEnv(gates = '', expectationTimeoutMs?: number
       scaleExpectations,
       resourceVersionExpectations: new ResourceVersionExpectations({ controller: 'cloneset', ...timeouts }),
       gates: parsed,
-      kubeletHash: legacyContainerHash,
+      kubeletHash: kubeletContainerHash,
       nodeLabels: (name) => nodes.get(name)?.metadata?.labels,
       scalingExcludePreparingDelete: false,
       now: Date.now,

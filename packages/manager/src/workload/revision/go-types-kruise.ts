@@ -3,15 +3,16 @@
  * `pub` types), in the notation of go-types.ts.
  */
 export const KRUISE_GO_STRUCTS: Record<string, string> = {
+  // (Kruise's Lifecycle is KruiseLifecycle here: core/v1 has a Lifecycle of its own.)
   // core/v1 Pod as a webhook decodes it (its status is not looked at).
   Pod: '...TypeMeta metadata:ObjectMeta spec:PodSpec status:raw',
   CloneSet: '...TypeMeta metadata:ObjectMeta spec:CloneSetSpec status:raw',
   CloneSetSpec:
-    'replicas:*i selector:*LabelSelector! template:PodTemplateSpec volumeClaimTemplates:[]PersistentVolumeClaim scaleStrategy:CloneSetScaleStrategy updateStrategy:CloneSetUpdateStrategy revisionHistoryLimit:*i minReadySeconds:i lifecycle:*Lifecycle progressDeadlineSeconds:*i',
+    'replicas:*i selector:*LabelSelector! template:PodTemplateSpec volumeClaimTemplates:[]PersistentVolumeClaim scaleStrategy:CloneSetScaleStrategy updateStrategy:CloneSetUpdateStrategy revisionHistoryLimit:*i minReadySeconds:i lifecycle:*KruiseLifecycle progressDeadlineSeconds:*i',
   CloneSetScaleStrategy: 'podsToDelete:[]s maxUnavailable:*ios disablePVCReuse:b',
   CloneSetUpdateStrategy:
     'type:s partition:*ios maxUnavailable:*ios maxSurge:*ios paused:b priorityStrategy:*UpdatePriorityStrategy scatterStrategy:[]UpdateScatterTerm inPlaceUpdateStrategy:*InPlaceUpdateStrategy',
-  Lifecycle: 'preDelete:*LifecycleHook inPlaceUpdate:*LifecycleHook preNormal:*LifecycleHook',
+  KruiseLifecycle: 'preDelete:*LifecycleHook inPlaceUpdate:*LifecycleHook preNormal:*LifecycleHook',
   LifecycleHook: 'labelsHandler:{}s finalizersHandler:[]s markPodNotReady:b',
   UpdatePriorityStrategy: 'orderPriority:[]UpdatePriorityOrderTerm weightPriority:[]UpdatePriorityWeightTerm',
   UpdatePriorityOrderTerm: 'orderedKey:s!',

@@ -1,0 +1,118 @@
+import { type KubeClient, Resources } from '@kruise/runtime';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../env.ts';
+import {
+  type CloneSetEnv,
+  cloneSet,
+  getCloneSet,
+  image,
+  podsOf,
+  runUntil,
+  setImage,
+  sleep,
+  startCloneSetEnv,
+  statusWhen,
+} from './harness.ts';
+
+let env: CloneSetEnv;
+let client: KubeClient;
+beforeAll(async () => {
+  env = await startCloneSetEnv();
+  client = env.client;
+});
+afterAll(() => env?.stop());
+
+const state = (p: Pod) => p.metadata?.labels?.['lifecycle.apps.kruise.io/state'];
+const condition = (p: Pod, type: string) => p.status?.conditions?.find((c) => c.type === type);
+const labelPod = (p: Pod, labels: Record<string, string | null>) =>
+  client.mergePatch(Resources.Pod, 'default', p.metadata!.name!, { metadata: { labels } });
+const podNamed = async (name: string) => (await client.get(Resources.Pod, 'default', name)) as unknown as Pod;
+
+describe('CloneSet lifecycle hooks', () => {
+  it('preDelete: a specified-delete pod waits in PreparingDelete, held not-ready, until the hook label goes', async () => {
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('predelete', {
+        replicas: 2,
+        lifecycle: { preDelete: { labelsHandler: { 'example.io/block-deleting': 'true' }, markPodNotReady: true } },
+        template: {
+          metadata: { labels: { app: 'predelete', 'example.io/block-deleting': 'true' } },
+          spec: { containers: [{ name: 'main', image: 'busybox:v1' }] },
+        },
+      }),
+    );
+    await statusWhen(client, 'predelete', (s, pods) => pods.length === 2 && s.availableReplicas === 2);
+    const [victim] = await podsOf(client, 'predelete');
+    const name = victim!.metadata!.name!;
+    await labelPod(victim!, { 'apps.kruise.io/specified-delete': 'true' });
+    const held = await eventually(async () => {
+      const p = await podNamed(name);
+      return state(p) === 'PreparingDelete' && condition(p, 'KruisePodReady')?.status === 'False' ? p : undefined;
+    });
+    expect(condition(held, 'KruisePodReady')!.message).toBe('[{"userAgent":"Lifecycle","key":"preDeleteHook"}]');
+    expect(condition(held, 'Ready')?.status).toBe('False');
+    // the PreparingDelete pod still counts toward replicas: no replacement yet
+    await sleep(500);
+    expect(await podsOf(client, 'predelete')).toHaveLength(2);
+    expect(state(await podNamed(name))).toBe('PreparingDelete');
+    // unless the CloneSet asks to leave PreparingDelete pods out of scaling
+    await client.mergePatch(Resources.CloneSet, 'default', 'predelete', {
+      metadata: { labels: { 'apps.kruise.io/cloneset-scaling-exclude-preparing-delete': 'true' } },
+    });
+    await runUntil(client, 'predelete', (pods) => pods.length === 3);
+    expect(state(await podNamed(name))).toBe('PreparingDelete');
+    await labelPod(held, { 'example.io/block-deleting': null });
+    await statusWhen(
+      client,
+      'predelete',
+      (s, pods) => pods.length === 2 && s.availableReplicas === 2 && !pods.some((p) => p.metadata!.name === name),
+    );
+  });
+
+  it('inPlaceUpdate: PreparingUpdate until the hook goes, then Updating, Updated, and Normal once the hook is back', async () => {
+    const hook = { 'example.io/unready-blocker': 'true' };
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('inplacehook', {
+        replicas: 1,
+        updateStrategy: { type: 'InPlaceIfPossible' },
+        lifecycle: { inPlaceUpdate: { labelsHandler: hook } },
+        template: {
+          metadata: { labels: { app: 'inplacehook', ...hook } },
+          spec: { containers: [{ name: 'main', image: 'busybox:v1' }] },
+        },
+      }),
+    );
+    await statusWhen(client, 'inplacehook', (s) => s.availableReplicas === 1);
+    const [pod] = await podsOf(client, 'inplacehook');
+    const name = pod!.metadata!.name!;
+    await setImage(client, 'inplacehook', 'busybox:v2');
+    await eventually(async () => state(await podNamed(name)) === 'PreparingUpdate');
+    await sleep(500);
+    expect(image(await podNamed(name))).toBe('busybox:v1');
+    await labelPod(pod!, { 'example.io/unready-blocker': null });
+    const updated = await runUntil(client, 'inplacehook', async () => {
+      const p = await podNamed(name);
+      return state(p) === 'Updated' ? p : undefined;
+    });
+    expect(image(updated)).toBe('busybox:v2');
+    await labelPod(updated, hook);
+    await eventually(async () => state(await podNamed(name)) === 'Normal');
+    expect((await getCloneSet(client, 'inplacehook')).status!.updatedReplicas).toBe(1);
+  });
+
+  it('preNormal: a pod stays PreparingNormal (unavailable) until all hook labels are on it', async () => {
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('prenormal', { replicas: 1, lifecycle: { preNormal: { labelsHandler: { 'example.io/registered': 'true' } } } }),
+    );
+    const [pod] = await runUntil(client, 'prenormal', (pods) => (pods.length === 1 ? pods : undefined));
+    await sleep(500);
+    expect(state(await podNamed(pod!.metadata!.name!))).toBe('PreparingNormal');
+    expect((await getCloneSet(client, 'prenormal')).status!.availableReplicas).toBe(0);
+    await labelPod(pod!, { 'example.io/registered': 'true' });
+    await statusWhen(client, 'prenormal', (s) => s.availableReplicas === 1);
+    expect(state(await podNamed(pod!.metadata!.name!))).toBe('Normal');
+  });
+});
