@@ -1,9 +1,11 @@
 import { type Controller, type KubeClient, type Logger, Manager } from '@kruise/runtime';
 import type { AddController } from './controllers/add-options.ts';
+import * as cloneset from './controllers/cloneset/controller.ts';
 import * as containerrecreaterequest from './controllers/containerrecreaterequest/controller.ts';
 import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts';
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
 import * as nodeimage from './controllers/nodeimage/controller.ts';
+import * as podreadiness from './controllers/podreadiness/controller.ts';
 import type { FeatureGates } from './features.ts';
 import type { AppTuning, ManagerOptions } from './options.ts';
 import { addWebhooks, type Webhooks } from './webhooks/server.ts';
@@ -14,6 +16,8 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: containerrecreaterequest.add, enabled: (g) => g.enabled('KruiseDaemon') },
   { add: imagepulljob.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('ImagePullJobGate') },
   { add: imagelistpulljob.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('ImagePullJobGate') },
+  { add: cloneset.add, enabled: () => true },
+  { add: podreadiness.add, enabled: () => true },
 ];
 
 /** kruise-manager wired together: manager, webhooks and their certificates, the enabled controllers by name. */

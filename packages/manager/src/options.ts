@@ -21,6 +21,11 @@ export interface ManagerOptions {
   imageListPullJobWorkers: number;
   nodeImageWorkers: number;
   crrWorkers: number;
+  cloneSetWorkers: number;
+  /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
+  cloneSetScalingExcludePreparingDelete: boolean;
+  /** Workload expectations unsatisfied this long are dropped (upstream's --expectation-timeout). */
+  expectationTimeoutMs: number;
   daemonConfigNamespace: string;
 }
 
@@ -112,6 +117,21 @@ export function buildCommand(): Command {
       positiveInt('--crr-workers'),
       3,
     )
+    .option('--cloneset-workers <n>', 'workers of the CloneSet controller', positiveInt('--cloneset-workers'), 3)
+    .addOption(
+      new Option(
+        '--cloneset-scaling-exclude-preparing-delete [bool]',
+        'leave PreparingDelete pods out when CloneSets count pods to scale',
+      )
+        .default(false)
+        .argParser(bool),
+    )
+    .option(
+      '--expectation-timeout <duration>',
+      'how long a workload waits for its cache to show its own writes before it goes on',
+      durationArgument,
+      5 * 60_000,
+    )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 }
@@ -140,6 +160,9 @@ export function parseOptions(argv: string[]): ManagerOptions {
     imageListPullJobWorkers: o.imagelistpulljobWorkers,
     nodeImageWorkers: o.nodeimageWorkers,
     crrWorkers: o.crrWorkers,
+    cloneSetWorkers: o.clonesetWorkers,
+    cloneSetScalingExcludePreparingDelete: o.clonesetScalingExcludePreparingDelete,
+    expectationTimeoutMs: o.expectationTimeout,
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
   };
 }
@@ -155,4 +178,6 @@ export interface AppTuning {
   retryPeriodMs?: number;
   identity?: string;
   random?: () => number;
+  /** Called before each reconcile with the controller's name and the request key (tests, benches count them). */
+  onReconcile?: (controller: string, key: string) => void;
 }

@@ -1,84 +1,36 @@
 import type { CloneSet } from '@kruise/api';
-import { kubeletContainerHash, kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
-import { EventRecorder, InformerFactory, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { CloneSetController } from '../../src/controllers/cloneset/controller.ts';
-import { PodReadinessController } from '../../src/controllers/podreadiness/controller.ts';
 
-import { parseFeatureGates } from '../../src/features.ts';
 import type { ManagerApp } from '../../src/index.ts';
 import { eventually, startEnv } from '../env.ts';
-import { ResourceVersionExpectations, ScaleExpectations } from './tmp-expectations/index.ts';
 
-/** A control plane with kruise-manager (webhooks) and the CloneSet controller. */
+/** A control plane with kruise-manager (webhooks, the CloneSet and pod-readiness controllers). */
 export interface CloneSetEnv {
   cp: ControlPlane;
   client: KubeClient;
   app: ManagerApp;
-  cloneSets: CloneSetController;
-  scaleExpectations: ScaleExpectations;
+  /** CloneSet reconciles so far, by key. */
+  reconciles: Map<string, number>;
   stop(): Promise<void>;
 }
 
-/** Starts the control plane, the manager and a CloneSet controller with these gates. */
-export async function startCloneSetEnv(gates = '', expectationTimeoutMs?: number): Promise<CloneSetEnv> {
-  const timeouts = expectationTimeoutMs ? { timeoutMs: expectationTimeoutMs } : {};
-  const scaleExpectations = new ScaleExpectations({ controller: 'cloneset', ...timeouts });
-  const { cp, client, app } = await startEnv(gates ? [`--feature-gates=ImagePullJobGate=true,${gates}`] : []);
-  const f = new InformerFactory(client);
-  const recorder = new EventRecorder(client, 'cloneset-controller');
-  const nodes = f.informerFor({ resource: Resources.Node });
-  const parsed = parseFeatureGates(`ImagePullJobGate=true${gates ? `,${gates}` : ''}`);
-  const cloneSets = new CloneSetController(
-    {
-      client,
-      event: (cs, type, reason, message) => recorder.event(cs as KubeObject, type, reason, message),
-      scaleExpectations,
-      resourceVersionExpectations: new ResourceVersionExpectations({ controller: 'cloneset', ...timeouts }),
-      gates: parsed,
-      kubeletHash: kubeletContainerHash,
-      nodeLabels: (name) => nodes.get(name)?.metadata?.labels,
-      scalingExcludePreparingDelete: false,
-      now: Date.now,
-      random: Math.random,
-      log: silentLogger,
+/** Starts the control plane and the manager with these extra flags. */
+export async function startCloneSetEnv(flags: string[] = []): Promise<CloneSetEnv> {
+  const reconciles = new Map<string, number>();
+  const { cp, client, app } = await startEnv(flags, {
+    onReconcile: (controller, key) => {
+      if (controller === 'cloneset') reconciles.set(key, (reconciles.get(key) ?? 0) + 1);
     },
-    {
-      cloneSets: f.informerFor({ resource: Resources.CloneSet }),
-      pods: f.informerFor({ resource: Resources.Pod }),
-      claims: f.informerFor({ resource: Resources.PersistentVolumeClaim }),
-      revisions: f.informerFor({ resource: Resources.ControllerRevision }),
-      jobs: f.informerFor({ resource: Resources.ImagePullJob }),
-    },
-    { workers: 3, logger: silentLogger },
-  );
-  const readiness = new PodReadinessController({
-    client,
-    pods: f.informerFor({ resource: Resources.Pod }),
-    workers: 1,
-    logger: silentLogger,
   });
-  f.start();
-  // PersistentVolumeClaims are not served by every control plane yet: their cache is not waited for
-  await Promise.all(
-    [Resources.CloneSet, Resources.Pod, Resources.ControllerRevision, Resources.ImagePullJob, Resources.Node].map((r) =>
-      f.informerFor({ resource: r }).waitForSync(),
-    ),
-  );
-  cloneSets.controller.start();
-  readiness.controller.start();
   return {
     cp,
     client,
     app,
-    cloneSets,
-    scaleExpectations,
+    reconciles,
     stop: async () => {
-      await cloneSets.controller.stop(1000);
-      await readiness.controller.stop(1000);
-      await f.stop();
-      await recorder.flush();
       await app.stop();
       await cp.stop();
     },
@@ -152,7 +104,7 @@ export async function runUntil<T>(
   name: string,
   check: (pods: Pod[]) => T | Promise<T>,
   timeoutMs = 15_000,
-): Promise<T> {
+): Promise<NonNullable<T>> {
   return eventually(async () => {
     const pods = await podsOf(client, name);
     for (const p of pods) if (!isRunningReady(p)) await runPod(client, p).catch(() => {});

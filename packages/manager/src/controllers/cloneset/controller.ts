@@ -1,151 +1,153 @@
-import type { CloneSet, ImagePullJob } from '@kruise/api';
+import { type CloneSet, type ImagePullJob, kubeletContainerHash } from '@kruise/api';
 import {
-  Controller,
+  type ControllerBuilder,
   type Informer,
   ItemExponentialRateLimiter,
+  type KubeClient,
   type KubeObject,
-  type Logger,
-  type Metrics,
-  objectKey,
+  type Manager,
+  type Request,
+  ResourceVersionExpectations,
+  Resources,
+  ScaleExpectations,
+  requestKey,
 } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
-import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
-import type { CloneSetDeps } from './context.ts';
+import { labelSelectorString } from '../../labels.ts';
+import type { AddOptions } from '../add-options.ts';
 import { CloneSetReconciler } from './reconcile.ts';
 
-/** The caches the CloneSet controller watches (shared informers). */
-export interface CloneSetInformers {
-  cloneSets: Informer<CloneSet & KubeObject>;
-  pods: Informer<KubeObject>;
-  claims: Informer<KubeObject>;
-  revisions: Informer<KubeObject>;
-  jobs: Informer<ImagePullJob & KubeObject>;
-}
-
-/** Options of the CloneSet controller. */
-export interface CloneSetControllerOptions {
-  workers: number;
-  logger: Logger;
-  metrics?: Metrics;
-}
-
+/** The controller's name (metrics, logs, expectations). */
+export const NAME = 'cloneset';
 const OWNER_UID = 'ownerUid';
 const ownerUids = (o: KubeObject) => (o.metadata?.ownerReferences ?? []).map((r: OwnerReference) => r.uid);
-
-/** The CloneSet a controller reference names (group apps.kruise.io, kind CloneSet), as a key. */
-function cloneSetOf(namespace: string | undefined, ref: OwnerReference | undefined): string | undefined {
-  if (!ref || ref.kind !== 'CloneSet' || ref.apiVersion.split('/')[0] !== 'apps.kruise.io') return undefined;
-  return `${namespace}/${ref.name}`;
-}
-
 const controllerOf = (o: KubeObject): OwnerReference | undefined =>
   (o.metadata?.ownerReferences ?? []).find((r: OwnerReference) => r.controller);
 
-/**
- * The CloneSet controller: the reconciler over a work queue, keyed by CloneSet; pods and PVCs map
- * to their controlling CloneSet and observe scale expectations (upstream's podEventHandler and
- * pvcEventHandler); CloneSet changes other than its own status writes enqueue it.
- */
-export class CloneSetController {
-  readonly controller: Controller;
-  readonly reconciler: CloneSetReconciler;
-  /** Reconciles run per CloneSet key (for tests and benches counting reconciles). */
-  readonly reconciles = new Map<string, number>();
-  private readonly initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
+/** The CloneSet a controller reference names (group apps.kruise.io, kind CloneSet). */
+function cloneSetOf(o: KubeObject, ref = controllerOf(o)): Request | undefined {
+  if (!ref || ref.kind !== 'CloneSet' || ref.apiVersion.split('/')[0] !== 'apps.kruise.io') return undefined;
+  return { namespace: o.metadata?.namespace ?? '', name: ref.name };
+}
 
-  constructor(deps: CloneSetDeps, informers: CloneSetInformers, options: CloneSetControllerOptions) {
-    const { pods, claims, revisions, cloneSets, jobs } = informers;
-    pods.addIndex(OWNER_UID, ownerUids);
-    claims.addIndex(OWNER_UID, ownerUids);
-    revisions.addIndex(OWNER_UID, ownerUids);
-    jobs.addIndex(OWNER_UID, ownerUids);
-    this.reconciler = new CloneSetReconciler(deps, {
+const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+
+/**
+ * Adds the CloneSet controller (upstream's cloneset-controller): CloneSets queue themselves (not
+ * for their own status writes: the status is derived from the pods); pods queue their
+ * controlling CloneSet and observe its scale expectations (upstream's pod event handler:
+ * a pod being deleted counts as deleted, a pod moving owner queues both, pods seen at start-up
+ * queue their CloneSet with a 3 s → 30 s backoff).
+ */
+export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
+  const f = manager.informers;
+  const cloneSets = f.informerFor<CloneSet & KubeObject>({ resource: Resources.CloneSet });
+  // whole pods: in-place completion hashes every container spec, status writes carry the whole status
+  const pods = f.informerFor<KubeObject>({ resource: Resources.Pod });
+  const revisions = f.informerFor<KubeObject>({ resource: Resources.ControllerRevision });
+  const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: Resources.ImagePullJob });
+  const nodes = f.informerFor<Node & KubeObject>({ resource: Resources.Node });
+  for (const i of [pods, revisions, jobs] as Informer<KubeObject>[]) i.addIndex(OWNER_UID, ownerUids);
+  const expectations = manager.expectationsOptions(NAME, flags.expectationTimeoutMs);
+  const scale = new ScaleExpectations(expectations);
+  const rv = new ResourceVersionExpectations(expectations);
+  const recorder = manager.eventRecorder('cloneset-controller');
+  const reconciler = new CloneSetReconciler(
+    {
+      client: manager.client,
+      event: (cs, type, reason, message) => recorder.event(cs as KubeObject, type, reason, message),
+      scaleExpectations: scale,
+      resourceVersionExpectations: rv,
+      gates: flags.featureGates,
+      kubeletHash: kubeletContainerHash,
+      nodeLabels: (name) => nodes.get(name)?.metadata?.labels,
+      scalingExcludePreparingDelete: flags.cloneSetScalingExcludePreparingDelete,
+      now: Date.now,
+      random: tuning.random ?? Math.random,
+      log: manager.log.child({ controller: NAME }),
+    },
+    {
       cloneSet: (key) => cloneSets.get(key),
       ownedPods: (uid) => pods.byIndex(OWNER_UID, uid) as unknown as Pod[],
-      ownedClaims: (uid) => claims.byIndex(OWNER_UID, uid) as unknown as PersistentVolumeClaim[],
+      ownedClaims: (cs) => ownedClaims(manager.client, cs),
       ownedRevisions: (uid) => revisions.byIndex(OWNER_UID, uid) as unknown as ControllerRevision[],
       ownedJobs: (cs) => jobs.byIndex(OWNER_UID, cs.metadata?.uid ?? ''),
-    });
-    this.controller = new Controller({
-      name: 'cloneset',
-      workers: options.workers,
-      logger: options.logger,
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-      reconcile: async (ctx, key) => {
-        this.reconciles.set(key, (this.reconciles.get(key) ?? 0) + 1);
-        return this.reconciler.reconcile(key, ctx.log);
-      },
-    });
-    const enqueue = (key: string) => this.controller.enqueue(key);
-    cloneSets.addEventHandler({
-      add: (cs) => enqueue(objectKey(cs)),
-      update: (old, cs) => {
-        // its own status writes do not need another round: the status is derived from the pods
-        if (
-          old.metadata?.generation !== cs.metadata?.generation ||
-          old.metadata?.deletionTimestamp !== cs.metadata?.deletionTimestamp ||
-          JSON.stringify(old.metadata?.labels) !== JSON.stringify(cs.metadata?.labels) ||
-          JSON.stringify(old.metadata?.annotations) !== JSON.stringify(cs.metadata?.annotations)
-        )
-          enqueue(objectKey(cs));
-      },
-      delete: (cs) => enqueue(objectKey(cs)),
-    });
-    const scale = deps.scaleExpectations;
-    const rv = deps.resourceVersionExpectations;
-    const created = (o: KubeObject, deleted: (o: KubeObject) => void) => {
-      if (o.metadata?.deletionTimestamp) return deleted(o);
-      const key = cloneSetOf(o.metadata?.namespace, controllerOf(o));
-      if (!key) return;
-      const wasSatisfied = scale.check(key).satisfied;
-      scale.creationObserved(key, o.metadata?.name ?? '');
-      if (wasSatisfied) this.controller.queue.addAfter(key, this.initial.when(key));
-      else {
-        this.initial.forget(key);
-        enqueue(key);
-      }
-    };
-    const podDeleted = (o: KubeObject) => {
-      rv.delete(o);
-      const key = cloneSetOf(o.metadata?.namespace, controllerOf(o));
-      if (!key) return;
-      scale.deletionObserved(key, o.metadata?.name ?? '');
-      enqueue(key);
-    };
-    pods.addEventHandler({
-      add: (p) => created(p, podDeleted),
-      update: (old, p) => {
-        if (old.metadata?.resourceVersion === p.metadata?.resourceVersion) return;
-        const labelsChanged = JSON.stringify(old.metadata?.labels) !== JSON.stringify(p.metadata?.labels);
+    },
+  );
+  const builder = manager.newController({
+    name: NAME,
+    workers: flags.cloneSetWorkers,
+    reconcile: (ctx, req) => {
+      tuning.onReconcile?.(NAME, requestKey(req));
+      return reconciler.reconcile(requestKey(req), ctx.log);
+    },
+  });
+  const initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
+  /** A new pod: observed, and its CloneSet queued (with backoff when nothing was expected: start-up). */
+  const created = (o: KubeObject): Request | undefined => {
+    if (o.metadata?.deletionTimestamp) return deleted(o);
+    const req = cloneSetOf(o);
+    if (!req) return undefined;
+    const key = requestKey(req);
+    const wasSatisfied = scale.check(key).satisfied;
+    scale.creationObserved(key, o.metadata?.name);
+    if (!wasSatisfied) {
+      initial.forget(key);
+      return req;
+    }
+    builder.controller.queue.addAfter(key, initial.when(key));
+    return undefined;
+  };
+  const deleted = (o: KubeObject): Request | undefined => {
+    rv.delete(o);
+    const req = cloneSetOf(o);
+    if (req) scale.deletionObserved(requestKey(req), o.metadata?.name);
+    return req;
+  };
+  return builder
+    .watches(cloneSets, {
+      add: (cs) => ({ namespace: cs.metadata?.namespace ?? '', name: cs.metadata?.name ?? '' }),
+      update: (o, cs) =>
+        o.metadata?.generation !== cs.metadata?.generation ||
+        o.metadata?.deletionTimestamp !== cs.metadata?.deletionTimestamp ||
+        changed(o.metadata?.labels, cs.metadata?.labels) ||
+        changed(o.metadata?.annotations, cs.metadata?.annotations)
+          ? { namespace: cs.metadata?.namespace ?? '', name: cs.metadata?.name ?? '' }
+          : undefined,
+      delete: (cs) => ({ namespace: cs.metadata?.namespace ?? '', name: cs.metadata?.name ?? '' }),
+    })
+    .watches(pods, {
+      add: created,
+      update: (o, p) => {
+        if (o.metadata?.resourceVersion === p.metadata?.resourceVersion) return undefined;
         if (p.metadata?.deletionTimestamp) {
-          podDeleted(p);
-          if (labelsChanged) podDeleted(old);
-          return;
+          const now = deleted(p);
+          const before = changed(o.metadata?.labels, p.metadata?.labels) ? deleted(o) : undefined;
+          return [now, before].filter((r): r is Request => r !== undefined);
         }
-        const oldRef = controllerOf(old);
+        const oldRef = controllerOf(o);
         const ref = controllerOf(p);
-        if (JSON.stringify(oldRef) !== JSON.stringify(ref)) {
-          const oldKey = cloneSetOf(old.metadata?.namespace, oldRef);
-          if (oldKey) enqueue(oldKey);
-        }
-        const key = cloneSetOf(p.metadata?.namespace, ref);
-        if (key) enqueue(key);
+        const previous = changed(oldRef, ref) && oldRef ? cloneSetOf(o, oldRef) : undefined;
+        return [cloneSetOf(p, ref), previous].filter((r): r is Request => r !== undefined);
       },
-      delete: podDeleted,
+      delete: deleted,
     });
-    const claimDeleted = (o: KubeObject) => {
-      const key = cloneSetOf(o.metadata?.namespace, controllerOf(o));
-      if (!key) return;
-      scale.deletionObserved(key, o.metadata?.name ?? '');
-      enqueue(key);
-    };
-    claims.addEventHandler({
-      add: (c) => created(c, claimDeleted),
-      update: (_old, c) => {
-        if (c.metadata?.deletionTimestamp) claimDeleted(c);
-      },
-      delete: claimDeleted,
-    });
-  }
+}
+
+/**
+ * The CloneSet's PVCs not being deleted, read live (labelled with its selector's matchLabels,
+ * owned by it): only CloneSets with volumeClaimTemplates have any, so PVCs are neither cached
+ * nor watched, and claims need no scale expectations.
+ */
+async function ownedClaims(client: KubeClient, cs: CloneSet): Promise<PersistentVolumeClaim[]> {
+  if (!cs.spec?.volumeClaimTemplates?.length) return [];
+  const list = await client.list(Resources.PersistentVolumeClaim, {
+    namespace: cs.metadata?.namespace,
+    labelSelector: labelSelectorString({ matchLabels: cs.spec.selector.matchLabels ?? {} }),
+  });
+  return (list.items as unknown as PersistentVolumeClaim[]).filter(
+    (c) => !c.metadata?.deletionTimestamp && c.metadata?.ownerReferences?.some((r) => r.uid === cs.metadata?.uid),
+  );
 }

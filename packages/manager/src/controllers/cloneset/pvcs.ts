@@ -1,7 +1,7 @@
 import type { CloneSet } from '@kruise/api';
 import { isNotFound, type KubeObject, Resources } from '@kruise/runtime';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import { type CloneSetDeps, cloneSetKey } from './context.ts';
+import type { CloneSetDeps } from './context.ts';
 import { message } from './scale.ts';
 import { INSTANCE_ID_LABEL } from './scale-plan.ts';
 
@@ -13,7 +13,7 @@ const idOf = (o: { metadata?: { labels?: Record<string, string> } }) => o.metada
  * PVCs active pods use.
  */
 export async function cleanupPVCs(
-  deps: Pick<CloneSetDeps, 'client' | 'event' | 'scaleExpectations'>,
+  deps: Pick<CloneSetDeps, 'client' | 'event'>,
   cs: CloneSet,
   active: Pod[],
   inactive: Pod[],
@@ -44,11 +44,9 @@ export async function cleanupPVCs(
           throw err;
         }
       } else {
-        deps.scaleExpectations.expectDeletion(cloneSetKey(cs), name);
         try {
           await deps.client.delete(Resources.PersistentVolumeClaim, pvc.metadata?.namespace, name);
         } catch (err) {
-          deps.scaleExpectations.deletionObserved(cloneSetKey(cs), name);
           if (!isNotFound(err)) deps.event(cs, 'Warning', 'FailedDelete', `failed to clean up PVC ${name}: ${message(err)}`);
           throw err;
         }

@@ -19,7 +19,8 @@ export interface CloneSetCaches {
   cloneSet(key: string): CloneSet | undefined;
   /** Pods whose ownerReferences name this CloneSet UID. */
   ownedPods(uid: string): Pod[];
-  ownedClaims(uid: string): PersistentVolumeClaim[];
+  /** The CloneSet's PVCs not being deleted. */
+  ownedClaims(cs: CloneSet): Promise<PersistentVolumeClaim[]>;
   ownedRevisions(uid: string): ControllerRevision[];
   ownedJobs(cs: CloneSet): ImagePullJob[];
 }
@@ -69,7 +70,7 @@ export class CloneSetReconciler {
     const owned = this.caches.ownedPods(uid);
     let active = owned.filter(isPodActive);
     const inactive = owned.filter((p) => !isPodActive(p));
-    let pvcs = this.caches.ownedClaims(uid).filter((c) => !c.metadata?.deletionTimestamp);
+    let pvcs = await this.caches.ownedClaims(cs);
     if (cs.spec?.scaleStrategy?.disablePVCReuse) pvcs = await cleanupPVCs(this.d, cs, active, inactive, pvcs);
     active = await this.releaseUnselected(cs, active);
 
@@ -119,6 +120,10 @@ export class CloneSetReconciler {
       update: update.metadata?.name ?? '',
     }).catch((err) => log.error({ err: message(err) }, 'failed to truncate history'));
     if (syncError !== undefined) throw syncError;
+    // what this round created or deleted may never show up in the cache (a watch event lost to a
+    // relist): look again when that expectation times out, so the CloneSet cannot stall
+    const pending = this.d.scaleExpectations.check(key);
+    if (!pending.satisfied) requeue.push(pending.retryAfterMs);
     const minReady = cs.spec?.minReadySeconds ?? 0;
     if (minReady > 0 && status.availableReplicas !== status.readyReplicas) requeue.push(minReady * 1000);
     return requeue.value === undefined ? {} : { requeueAfterMs: requeue.value };

@@ -157,15 +157,12 @@ export class ScaleControl {
   }
 
   private async createOnePod(cs: CloneSet, pod: Pod, existingClaims: Set<string>): Promise<void> {
-    const key = cloneSetKey(cs);
     for (const claim of claimsFor(cs, pod.metadata?.labels?.[INSTANCE_ID_LABEL] ?? '').values()) {
       const name = claim.metadata!.name!;
       if (existingClaims.has(name)) continue;
-      this.d.scaleExpectations.expectCreation(key, name);
       try {
         await this.d.client.create(Resources.PersistentVolumeClaim, claim as unknown as KubeObject);
       } catch (err) {
-        this.d.scaleExpectations.creationObserved(key, name);
         this.d.event(cs, 'Warning', 'FailedCreate', `failed to create pvc: ${message(err)}, pvc: ${JSON.stringify(claim)}`);
         throw err;
       }
@@ -211,11 +208,9 @@ export class ScaleControl {
       for (const pvc of pvcs) {
         if (pvc.metadata?.labels?.[INSTANCE_ID_LABEL] !== id) continue;
         const claim = pvc.metadata?.name ?? '';
-        this.d.scaleExpectations.expectDeletion(key, claim);
         try {
           await deleteIgnoringNotFound(this.d.client, Resources.PersistentVolumeClaim, pvc.metadata?.namespace, claim);
         } catch (err) {
-          this.d.scaleExpectations.deletionObserved(key, claim);
           this.d.event(cs, 'Warning', 'FailedDelete', `failed to delete pvc ${claim}: ${message(err)}`);
           throw err;
         }

@@ -1,30 +1,23 @@
 import { KRUISE_POD_READY_CONDITION, kubeTime } from '@kruise/api';
 import {
-  Controller,
-  type Informer,
+  type ControllerBuilder,
   isNotFound,
   type KubeClient,
   type KubeObject,
-  type Logger,
-  type Metrics,
-  objectKey,
+  type Manager,
+  type Request,
   Resources,
+  requestFor,
   retryOnConflict,
-  splitKey,
 } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { hasReadinessGate } from '../../workload/podreadiness/conditions.ts';
+import { trimmedPods } from '../../informers.ts';
 import { mutableStatus, podCondition } from '../../workload/pod-state.ts';
+import { hasReadinessGate } from '../../workload/podreadiness/conditions.ts';
+import type { AddOptions } from '../add-options.ts';
 
-/** What the pod-readiness controller works with. */
-export interface PodReadinessDeps {
-  client: KubeClient;
-  pods: Informer<KubeObject>;
-  workers: number;
-  logger: Logger;
-  metrics?: Metrics;
-  now?: () => number;
-}
+/** Upstream's worker count of the pod-readiness controller. */
+const WORKERS = 3;
 
 /** Whether the pod has the KruisePodReady readiness gate but no such condition yet. */
 const waitsForCondition = (pod: Pod) =>
@@ -33,51 +26,35 @@ const waitsForCondition = (pod: Pod) =>
   podCondition(pod, KRUISE_POD_READY_CONDITION) === undefined;
 
 /**
- * Upstream's pod-readiness controller: a pod with the `KruisePodReady` readiness gate (the pod
- * webhook adds it to pods of Kruise workloads) and no such condition gets it True, so kubelet can
- * report the pod Ready; lifecycle hooks and ContainerRecreateRequests turn it False while they
- * hold the pod.
+ * Adds upstream's pod-readiness controller: a pod with the `KruisePodReady` readiness gate (the
+ * pod webhook adds it to pods of Kruise workloads) and no such condition gets it True, so kubelet
+ * can report the pod Ready; lifecycle hooks and ContainerRecreateRequests turn it False while
+ * they hold the pod.
  */
-export class PodReadinessController {
-  readonly controller: Controller;
-  private readonly d: PodReadinessDeps;
+export function add(manager: Manager, _options: AddOptions): ControllerBuilder {
+  const client = manager.client;
+  const waiting = (p: Pod) => (waitsForCondition(p) ? requestFor(p) : undefined);
+  return manager
+    .newController({ name: 'pod-readiness', workers: WORKERS, reconcile: (_ctx, req) => reconcile(client, req) })
+    .watches(trimmedPods(manager), { add: waiting, update: (_o, p) => waiting(p) });
+}
 
-  constructor(deps: PodReadinessDeps) {
-    this.d = deps;
-    this.controller = new Controller({
-      name: 'pod-readiness',
-      workers: deps.workers,
-      logger: deps.logger,
-      ...(deps.metrics ? { metrics: deps.metrics } : {}),
-      reconcile: (_ctx, key) => this.reconcile(key),
-    });
-    const enqueue = (p: KubeObject) => {
-      if (waitsForCondition(p as unknown as Pod)) this.controller.enqueue(objectKey(p));
-    };
-    deps.pods.addEventHandler({ add: enqueue, update: (_o, p) => enqueue(p) });
-  }
-
-  private async reconcile(key: string): Promise<void> {
-    const { namespace, name } = splitKey(key);
-    await retryOnConflict(async () => {
-      let pod: Pod;
-      try {
-        pod = (await this.d.client.get(Resources.Pod, namespace, name)) as unknown as Pod;
-      } catch (err) {
-        if (isNotFound(err)) return;
-        throw err;
-      }
-      if (!waitsForCondition(pod)) return;
-      const status = mutableStatus(pod);
-      status.conditions = [
-        ...(status.conditions ?? []),
-        {
-          type: KRUISE_POD_READY_CONDITION,
-          status: 'True',
-          lastTransitionTime: kubeTime((this.d.now ?? Date.now)()),
-        },
-      ];
-      await this.d.client.updateStatus(Resources.Pod, pod as unknown as KubeObject);
-    });
-  }
+/** Adds `KruisePodReady: True` to the pod when it still has the gate and no condition (read fresh). */
+async function reconcile(client: KubeClient, req: Request): Promise<void> {
+  await retryOnConflict(async () => {
+    let pod: Pod;
+    try {
+      pod = (await client.get(Resources.Pod, req.namespace, req.name)) as unknown as Pod;
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    if (!waitsForCondition(pod)) return;
+    const status = mutableStatus(pod);
+    status.conditions = [
+      ...(status.conditions ?? []),
+      { type: KRUISE_POD_READY_CONDITION, status: 'True', lastTransitionTime: kubeTime() },
+    ];
+    await client.updateStatus(Resources.Pod, pod as unknown as KubeObject);
+  });
 }
