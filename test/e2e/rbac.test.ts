@@ -244,6 +244,57 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     expect(web.status.containerStatuses.find((s: any) => s.name === 'app').restartCount).toBe(1);
   }, 180_000);
 
+  it('runs a CloneSet scenario (in-place update, rollback, history, podsToDelete)', async () => {
+    const cs = (spec: Record<string, unknown>) => ({
+      metadata: { name: 'rbac-cs', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        revisionHistoryLimit: 1,
+        selector: { matchLabels: { app: 'rbac-cs' } },
+        updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 2 },
+        template: {
+          metadata: { labels: { app: 'rbac-cs' } },
+          spec: { nodeName: NODE, containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }] },
+        },
+        ...spec,
+      },
+    });
+    const status = () => admin.get(Resources.CloneSet, 'default', 'rbac-cs').then((c) => c.status);
+    const settled = () =>
+      waitFor(async () => {
+        const c = await admin.get(Resources.CloneSet, 'default', 'rbac-cs');
+        const st = c.status;
+        return st?.observedGeneration === c.metadata?.generation &&
+          st?.updatedAvailableReplicas === 2 &&
+          st.replicas === 2 &&
+          st.currentRevision === st.updateRevision
+          ? st
+          : undefined;
+      }, 60_000);
+    const setImage = (tag: string) =>
+      admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
+        spec: { template: { spec: { containers: [{ name: 'app', image: `${registry()}/busybox:${tag}`, command: LOOP }] } } },
+      });
+    await admin.create(Resources.CloneSet, cs({}));
+    const first = (await settled()).updateRevision;
+    await setImage('v2'); // in place: pods updated
+    await settled();
+    await setImage('v1'); // rollback: the first revision is renumbered
+    expect((await settled()).updateRevision).toBe(first);
+    // a metadata-only change: a third revision, the oldest one beyond revisionHistoryLimit goes
+    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
+      spec: { template: { metadata: { annotations: { note: 'x' } } } },
+    });
+    await settled();
+    const [pod] = (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-cs' })).items;
+    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
+      spec: { scaleStrategy: { podsToDelete: [pod!.metadata!.name] } },
+    });
+    await waitFor(async () => (await admin.get(Resources.CloneSet, 'default', 'rbac-cs')).spec?.scaleStrategy?.podsToDelete === undefined);
+    await settled();
+    expect((await status())?.readyReplicas).toBe(2);
+  }, 180_000);
+
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);
     expect(denied.map((r) => `${r.user} ${r.verb} ${r.path} -> ${r.code}`)).toEqual([]);

@@ -46,6 +46,14 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   // podSelector jobs and CRRs read pods; CRRs hold pods not-ready through KruisePodReady.
   rule([''], ['pods'], [...WATCH, 'get']),
   rule([''], ['pods/status'], ['update']),
+  // CloneSet controller: its pods (create, in-place update, lifecycle and specified-delete patches,
+  // delete), its status and podsToDelete, its revisions (rollback renumbers, history is truncated,
+  // pre-download labels them) and PVCs from volumeClaimTemplates.
+  rule([''], ['pods'], ['create', 'update', 'patch', 'delete']),
+  rule(['apps.kruise.io'], ['clonesets'], [...WATCH, 'update']),
+  rule(['apps.kruise.io'], ['clonesets/status'], ['update']),
+  rule(['apps'], ['controllerrevisions'], [...WATCH, 'create', 'update', 'patch', 'delete']),
+  rule([''], ['persistentvolumeclaims'], ['list', 'create', 'update', 'delete']),
   // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
   rule([''], ['secrets'], [...WATCH, 'get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).
@@ -119,6 +127,18 @@ export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
     resource: 'pods',
     verb: 'get',
     why: "the pod's IP for an httpGet or tcpSocket preStop hook (the scenarios use exec)",
+  },
+  ...['list', 'create', 'update', 'delete'].map((verb) => ({
+    role: 'kruise-manager-role',
+    resource: 'persistentvolumeclaims',
+    verb,
+    why: 'CloneSet volumeClaimTemplates; the embedded control plane does not serve PersistentVolumeClaims yet',
+  })),
+  {
+    role: 'kruise-manager-role',
+    resource: 'controllerrevisions',
+    verb: 'patch',
+    why: 'labels a CloneSet revision pre-downloaded or ignored (gate PreDownloadImageForInPlaceUpdate, off in deploy/)',
   },
   {
     role: 'kruise-manager-role',

@@ -317,10 +317,10 @@ describe('CloneSet validation (vcloneset.kb.io)', () => {
         'spec: Forbidden: only allowed to update images in spec for InPlaceOnly, but found add /containers/0/env',
       ),
     );
-    const imageChange = structuredClone(cs);
-    imageChange.spec!.template.spec!.containers[0]!.image = 'busybox:v2';
-    imageChange.spec!.replicas = 2;
-    const updated = (await client.update(CloneSets, imageChange as KubeObject)) as CloneSet;
+    // a patch (no resourceVersion): the CloneSet controller writes the status meanwhile
+    const updated = (await client.mergePatch(CloneSets, 'default', 'immutable', {
+      spec: { replicas: 2, template: { spec: { containers: [{ name: 'main', image: 'busybox:v2' }] } } },
+    })) as CloneSet;
     expect(updated.spec!.template.spec!.containers[0]!.image).toBe('busybox:v2');
   });
 
