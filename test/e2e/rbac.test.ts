@@ -254,7 +254,10 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 2 },
         template: {
           metadata: { labels: { app: 'rbac-cs' } },
-          spec: { nodeName: NODE, containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }] },
+          spec: {
+            nodeName: NODE,
+            containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }],
+          },
         },
         ...spec,
       },
@@ -273,7 +276,11 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       }, 60_000);
     const setImage = (tag: string) =>
       admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
-        spec: { template: { spec: { containers: [{ name: 'app', image: `${registry()}/busybox:${tag}`, command: LOOP }] } } },
+        spec: {
+          template: {
+            spec: { containers: [{ name: 'app', image: `${registry()}/busybox:${tag}`, command: LOOP }] },
+          },
+        },
       });
     await admin.create(Resources.CloneSet, cs({}));
     const first = (await settled()).updateRevision;
@@ -286,11 +293,16 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       spec: { template: { metadata: { annotations: { note: 'x' } } } },
     });
     await settled();
-    const [pod] = (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-cs' })).items;
+    const [pod] = (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-cs' }))
+      .items;
     await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
       spec: { scaleStrategy: { podsToDelete: [pod!.metadata!.name] } },
     });
-    await waitFor(async () => (await admin.get(Resources.CloneSet, 'default', 'rbac-cs')).spec?.scaleStrategy?.podsToDelete === undefined);
+    await waitFor(
+      async () =>
+        (await admin.get(Resources.CloneSet, 'default', 'rbac-cs')).spec?.scaleStrategy?.podsToDelete ===
+        undefined,
+    );
     await settled();
     expect((await status())?.readyReplicas).toBe(2);
   }, 180_000);

@@ -117,7 +117,12 @@ export function buildCommand(): Command {
       positiveInt('--crr-workers'),
       3,
     )
-    .option('--cloneset-workers <n>', 'workers of the CloneSet controller', positiveInt('--cloneset-workers'), 3)
+    .option(
+      '--cloneset-workers <n>',
+      'workers of the CloneSet controller',
+      positiveInt('--cloneset-workers'),
+      3,
+    )
     .addOption(
       new Option(
         '--cloneset-scaling-exclude-preparing-delete [bool]',

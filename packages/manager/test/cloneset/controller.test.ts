@@ -35,7 +35,12 @@ describe('CloneSet controller: scale', () => {
       expect(p.metadata!.name).toBe(`scale-${id}`);
       expect(id).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]{5}$/);
       expect(p.metadata!.ownerReferences).toEqual([
-        expect.objectContaining({ kind: 'CloneSet', name: 'scale', controller: true, blockOwnerDeletion: true }),
+        expect.objectContaining({
+          kind: 'CloneSet',
+          name: 'scale',
+          controller: true,
+          blockOwnerDeletion: true,
+        }),
       ]);
       expect(p.spec!.readinessGates?.map((g) => g.conditionType)).toContain('InPlaceUpdateReady');
     }
@@ -84,14 +89,17 @@ describe('CloneSet controller: update', () => {
   it('ReCreate replaces every pod with one of the new revision and moves currentRevision', async () => {
     await client.create(Resources.CloneSet, cloneSet('recreate', { replicas: 2 }));
     const before = await runUntil(client, 'recreate', async (pods) =>
-      pods.length === 2 && (await getCloneSet(client, 'recreate')).status?.availableReplicas === 2 ? pods : undefined,
+      pods.length === 2 && (await getCloneSet(client, 'recreate')).status?.availableReplicas === 2
+        ? pods
+        : undefined,
     );
     const oldRevision = (await getCloneSet(client, 'recreate')).status!.updateRevision!;
     await setImage(client, 'recreate', 'busybox:v2');
     const status = await statusWhen(
       client,
       'recreate',
-      (s, pods) => pods.length === 2 && s.updatedAvailableReplicas === 2 && s.currentRevision === s.updateRevision,
+      (s, pods) =>
+        pods.length === 2 && s.updatedAvailableReplicas === 2 && s.currentRevision === s.updateRevision,
     );
     expect(status.updateRevision).not.toBe(oldRevision);
     const after = await podsOf(client, 'recreate');
@@ -100,9 +108,13 @@ describe('CloneSet controller: update', () => {
     for (const p of after) expect(uids.has(p.metadata!.uid)).toBe(false);
     const events = await eventsOf(client, 'recreate');
     expect(events).toContainEqual(
-      expect.stringMatching(/^Normal SuccessfulUpdatePodReCreate successfully patch pod recreate-\w+ specified-delete for update\(revision recreate-\w+\)$/),
+      expect.stringMatching(
+        /^Normal SuccessfulUpdatePodReCreate successfully patch pod recreate-\w+ specified-delete for update\(revision recreate-\w+\)$/,
+      ),
     );
-    expect(events).toContainEqual(expect.stringMatching(/^Normal SuccessfulDelete succeed to delete pod recreate-\w+$/));
+    expect(events).toContainEqual(
+      expect.stringMatching(/^Normal SuccessfulDelete succeed to delete pod recreate-\w+$/),
+    );
   });
 
   it('InPlaceIfPossible changes the image of the same pods (UID kept) through InPlaceUpdateReady and the Updating state', async () => {
@@ -111,7 +123,9 @@ describe('CloneSet controller: update', () => {
       cloneSet('inplace', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 1 } }),
     );
     const before = await runUntil(client, 'inplace', async (pods) =>
-      pods.length === 2 && (await getCloneSet(client, 'inplace')).status?.availableReplicas === 2 ? pods : undefined,
+      pods.length === 2 && (await getCloneSet(client, 'inplace')).status?.availableReplicas === 2
+        ? pods
+        : undefined,
     );
     await setImage(client, 'inplace', 'busybox:v2');
     // the first pod updated (maxUnavailable 1) is held not-ready while "kubelet" has not restarted it
@@ -132,7 +146,9 @@ describe('CloneSet controller: update', () => {
 
     const status = await runUntil(client, 'inplace', async (pods) => {
       const s = (await getCloneSet(client, 'inplace')).status;
-      return pods.every((p) => image(p) === 'busybox:v2') && s?.updatedAvailableReplicas === 2 ? s : undefined;
+      return pods.every((p) => image(p) === 'busybox:v2') && s?.updatedAvailableReplicas === 2
+        ? s
+        : undefined;
     });
     expect(status.currentRevision).toBe(status.updateRevision);
     const after = await podsOf(client, 'inplace');
@@ -142,7 +158,9 @@ describe('CloneSet controller: update', () => {
       expect(p.status!.conditions!.find((c) => c.type === 'InPlaceUpdateReady')?.status).toBe('True');
     }
     expect(await eventsOf(client, 'inplace')).toContainEqual(
-      expect.stringMatching(/^Normal SuccessfulUpdatePodInPlace successfully update pod inplace-\w+ in-place\(revision inplace-\w+\)$/),
+      expect.stringMatching(
+        /^Normal SuccessfulUpdatePodInPlace successfully update pod inplace-\w+ in-place\(revision inplace-\w+\)$/,
+      ),
     );
   });
 
@@ -156,10 +174,17 @@ describe('CloneSet controller: update', () => {
       }),
     );
     await runUntil(client, 'canary', async (pods) =>
-      pods.length === 3 && (await getCloneSet(client, 'canary')).status?.availableReplicas === 3 ? pods : undefined,
+      pods.length === 3 && (await getCloneSet(client, 'canary')).status?.availableReplicas === 3
+        ? pods
+        : undefined,
     );
     expect((await getCloneSet(client, 'canary')).status!.conditions).toContainEqual(
-      expect.objectContaining({ type: 'Progressing', status: 'True', reason: 'CloneSetAvailable', message: 'CloneSet is available' }),
+      expect.objectContaining({
+        type: 'Progressing',
+        status: 'True',
+        reason: 'CloneSetAvailable',
+        message: 'CloneSet is available',
+      }),
     );
     await setImage(client, 'canary', 'busybox:v2');
     const status = await runUntil(client, 'canary', async () => {
@@ -177,6 +202,10 @@ describe('CloneSet controller: update', () => {
         message: 'CloneSet has been paused due to partition ready',
       }),
     );
-    expect((await podsOf(client, 'canary')).map(image).sort()).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v2']);
+    expect((await podsOf(client, 'canary')).map(image).sort()).toEqual([
+      'busybox:v1',
+      'busybox:v1',
+      'busybox:v2',
+    ]);
   });
 });

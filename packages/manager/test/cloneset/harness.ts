@@ -5,7 +5,7 @@ import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
 import type { ManagerApp } from '../../src/index.ts';
-import { eventually, startEnv } from '../env.ts';
+import { addNode, eventually, startEnv } from '../env.ts';
 
 /** A control plane with kruise-manager (webhooks, the CloneSet and pod-readiness controllers). */
 export interface CloneSetEnv {
@@ -25,6 +25,7 @@ export async function startCloneSetEnv(flags: string[] = []): Promise<CloneSetEn
       if (controller === 'cloneset') reconciles.set(key, (reconciles.get(key) ?? 0) + 1);
     },
   });
+  await addNode(client, 'n1');
   return {
     cp,
     client,
@@ -63,18 +64,25 @@ export async function podsOf(client: KubeClient, name: string): Promise<Pod[]> {
 }
 
 /**
- * Plays scheduler and kubelet for a pod: binds it to `node` (when unbound) and reports it Running
+ * Plays kubelet for a pod (and the scheduler when it has not bound it yet): binds it to `node` and reports it Running
  * with its containers ready at their spec images (imageID by image), Ready and the readiness gates'
  * conditions as they are.
  */
 export async function runPod(client: KubeClient, pod: Pod, node = 'n1'): Promise<void> {
   const ns = pod.metadata!.namespace!;
   const name = pod.metadata!.name!;
-  if (!pod.spec?.nodeName) await client.mergePatch(Resources.Pod, ns, name, { spec: { nodeName: node } });
+  if (!pod.spec?.nodeName)
+    await client
+      .request('POST', `/api/v1/namespaces/${ns}/pods/${name}/binding`, {
+        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } },
+      })
+      .catch(() => undefined); // bound by the scheduler meanwhile
   const fresh = (await client.get(Resources.Pod, ns, name)) as unknown as Pod;
   const now = kubeTime();
   const gates = fresh.spec?.readinessGates ?? [];
-  const conditions = (fresh.status?.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady');
+  const conditions = (fresh.status?.conditions ?? []).filter(
+    (c) => c.type !== 'Ready' && c.type !== 'ContainersReady',
+  );
   const gatesTrue = gates.every((g) => conditions.find((c) => c.type === g.conditionType)?.status === 'True');
   await client.mergePatchStatus(Resources.Pod, ns, name, {
     status: {
@@ -105,11 +113,15 @@ export async function runUntil<T>(
   check: (pods: Pod[]) => T | Promise<T>,
   timeoutMs = 15_000,
 ): Promise<NonNullable<T>> {
-  return eventually(async () => {
-    const pods = await podsOf(client, name);
-    for (const p of pods) if (!isRunningReady(p)) await runPod(client, p).catch(() => {});
-    return check(await podsOf(client, name));
-  }, timeoutMs, 100);
+  return eventually(
+    async () => {
+      const pods = await podsOf(client, name);
+      for (const p of pods) if (!isRunningReady(p)) await runPod(client, p).catch(() => {});
+      return check(await podsOf(client, name));
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 const isRunningReady = (p: Pod) =>

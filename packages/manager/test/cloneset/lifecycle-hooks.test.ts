@@ -35,7 +35,9 @@ describe('CloneSet lifecycle hooks', () => {
       Resources.CloneSet,
       cloneSet('predelete', {
         replicas: 2,
-        lifecycle: { preDelete: { labelsHandler: { 'example.io/block-deleting': 'true' }, markPodNotReady: true } },
+        lifecycle: {
+          preDelete: { labelsHandler: { 'example.io/block-deleting': 'true' }, markPodNotReady: true },
+        },
         template: {
           metadata: { labels: { app: 'predelete', 'example.io/block-deleting': 'true' } },
           spec: { containers: [{ name: 'main', image: 'busybox:v1' }] },
@@ -48,9 +50,13 @@ describe('CloneSet lifecycle hooks', () => {
     await labelPod(victim!, { 'apps.kruise.io/specified-delete': 'true' });
     const held = await eventually(async () => {
       const p = await podNamed(name);
-      return state(p) === 'PreparingDelete' && condition(p, 'KruisePodReady')?.status === 'False' ? p : undefined;
+      return state(p) === 'PreparingDelete' && condition(p, 'KruisePodReady')?.status === 'False'
+        ? p
+        : undefined;
     });
-    expect(condition(held, 'KruisePodReady')!.message).toBe('[{"userAgent":"Lifecycle","key":"preDeleteHook"}]');
+    expect(condition(held, 'KruisePodReady')!.message).toBe(
+      '[{"userAgent":"Lifecycle","key":"preDeleteHook"}]',
+    );
     expect(condition(held, 'Ready')?.status).toBe('False');
     // the PreparingDelete pod still counts toward replicas: no replacement yet
     await sleep(500);
@@ -66,7 +72,8 @@ describe('CloneSet lifecycle hooks', () => {
     await statusWhen(
       client,
       'predelete',
-      (s, pods) => pods.length === 2 && s.availableReplicas === 2 && !pods.some((p) => p.metadata!.name === name),
+      (s, pods) =>
+        pods.length === 2 && s.availableReplicas === 2 && !pods.some((p) => p.metadata!.name === name),
     );
   });
 
@@ -105,7 +112,10 @@ describe('CloneSet lifecycle hooks', () => {
   it('preNormal: a pod stays PreparingNormal (unavailable) until all hook labels are on it', async () => {
     await client.create(
       Resources.CloneSet,
-      cloneSet('prenormal', { replicas: 1, lifecycle: { preNormal: { labelsHandler: { 'example.io/registered': 'true' } } } }),
+      cloneSet('prenormal', {
+        replicas: 1,
+        lifecycle: { preNormal: { labelsHandler: { 'example.io/registered': 'true' } } },
+      }),
     );
     const [pod] = await runUntil(client, 'prenormal', (pods) => (pods.length === 1 ? pods : undefined));
     await sleep(500);

@@ -30,7 +30,10 @@ const revisionOf = (p: { metadata?: { labels?: Record<string, string> } }) =>
 
 describe('CloneSet update strategy', () => {
   it('maxUnavailable 1: a second pod is not touched while the first replacement is not ready', async () => {
-    await client.create(Resources.CloneSet, cloneSet('pace', { replicas: 4, updateStrategy: { maxUnavailable: 1 } }));
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('pace', { replicas: 4, updateStrategy: { maxUnavailable: 1 } }),
+    );
     await ready('pace', 4);
     await setImage(client, 'pace', 'busybox:v2');
     await eventually(async () => (await podsOf(client, 'pace')).some((p) => image(p) === 'busybox:v2'));
@@ -38,7 +41,11 @@ describe('CloneSet update strategy', () => {
     const pods = await podsOf(client, 'pace');
     expect(pods.filter((p) => image(p) === 'busybox:v2')).toHaveLength(1);
     expect(pods.filter((p) => image(p) === 'busybox:v1')).toHaveLength(3);
-    const done = await statusWhen(client, 'pace', (s) => s.updatedAvailableReplicas === 4 && s.replicas === 4);
+    const done = await statusWhen(
+      client,
+      'pace',
+      (s) => s.updatedAvailableReplicas === 4 && s.replicas === 4,
+    );
     expect(done.currentRevision).toBe(done.updateRevision);
   });
 
@@ -52,12 +59,18 @@ describe('CloneSet update strategy', () => {
         template: { spec: { containers: [{ name: 'main', image: 'busybox:v2' }] } },
       },
     });
-    const s = await statusWhen(client, 'paused', (st, pods) => pods.length === 3 && st.availableReplicas === 3);
+    const s = await statusWhen(
+      client,
+      'paused',
+      (st, pods) => pods.length === 3 && st.availableReplicas === 3,
+    );
     await sleep(500);
     const pods = await podsOf(client, 'paused');
     expect(pods.map(image).sort()).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v2']);
     expect(s.updatedReplicas).toBe(1);
-    await client.mergePatch(Resources.CloneSet, 'default', 'paused', { spec: { updateStrategy: { paused: false } } });
+    await client.mergePatch(Resources.CloneSet, 'default', 'paused', {
+      spec: { updateStrategy: { paused: false } },
+    });
     await statusWhen(client, 'paused', (st) => st.updatedAvailableReplicas === 3 && st.replicas === 3);
   });
 
@@ -88,7 +101,11 @@ describe('CloneSet update strategy', () => {
       return podsOf(client, 'fallback');
     })();
     await client.mergePatch(Resources.CloneSet, 'default', 'fallback', {
-      spec: { template: { spec: { containers: [{ name: 'main', image: 'busybox:v1', env: [{ name: 'A', value: '1' }] }] } } },
+      spec: {
+        template: {
+          spec: { containers: [{ name: 'main', image: 'busybox:v1', env: [{ name: 'A', value: '1' }] }] },
+        },
+      },
     });
     await statusWhen(client, 'fallback', (s, pods) => s.updatedAvailableReplicas === 1 && pods.length === 1);
     const [after] = await podsOf(client, 'fallback');
@@ -97,21 +114,29 @@ describe('CloneSet update strategy', () => {
   });
 
   it('rolls back to the old revision by name when the template returns to it', async () => {
-    await client.create(Resources.CloneSet, cloneSet('undo', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }));
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('undo', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }),
+    );
     const first = (await ready('undo', 2)).updateRevision!;
     const uids = (await podsOf(client, 'undo')).map((p) => p.metadata!.uid).sort();
     await setImage(client, 'undo', 'busybox:v2');
-    const second = (await statusWhen(client, 'undo', (s) => s.updatedAvailableReplicas === 2 && s.updateRevision !== first))
-      .updateRevision;
+    const second = (
+      await statusWhen(client, 'undo', (s) => s.updatedAvailableReplicas === 2 && s.updateRevision !== first)
+    ).updateRevision;
     await setImage(client, 'undo', 'busybox:v1');
-    const back = await statusWhen(client, 'undo', (s) => s.updatedAvailableReplicas === 2 && s.updateRevision === first);
+    const back = await statusWhen(
+      client,
+      'undo',
+      (s) => s.updatedAvailableReplicas === 2 && s.updateRevision === first,
+    );
     expect(back.currentRevision).toBe(first);
     const pods = await podsOf(client, 'undo');
     expect(pods.map(revisionOf)).toEqual([first, first]);
     expect(pods.map((p) => p.metadata!.uid).sort()).toEqual(uids);
-    const revisions = (await client.list(Resources.ControllerRevision, { namespace: 'default' })).items.filter((r) =>
-      r.metadata?.name?.startsWith('undo-'),
-    );
+    const revisions = (
+      await client.list(Resources.ControllerRevision, { namespace: 'default' })
+    ).items.filter((r) => r.metadata?.name?.startsWith('undo-'));
     expect(revisions.map((r) => r.metadata!.name).sort()).toEqual([first, second].sort());
     expect(revisions.find((r) => r.metadata!.name === first)!.revision).toBe(3);
   });
@@ -121,11 +146,16 @@ describe('CloneSet update strategy', () => {
     await ready('history', 1);
     for (const tag of ['v2', 'v3', 'v4']) {
       await setImage(client, 'history', `busybox:${tag}`);
-      await statusWhen(client, 'history', (s, pods) => s.updatedAvailableReplicas === 1 && pods.length === 1 && s.currentRevision === s.updateRevision);
+      await statusWhen(
+        client,
+        'history',
+        (s, pods) =>
+          s.updatedAvailableReplicas === 1 && pods.length === 1 && s.currentRevision === s.updateRevision,
+      );
     }
     const names = await eventually(async () => {
-      const r = (await client.list(Resources.ControllerRevision, { namespace: 'default' })).items.filter((x) =>
-        x.metadata?.name?.startsWith('history-'),
+      const r = (await client.list(Resources.ControllerRevision, { namespace: 'default' })).items.filter(
+        (x) => x.metadata?.name?.startsWith('history-'),
       );
       return r.length === 2 ? r : undefined;
     });
@@ -135,7 +165,10 @@ describe('CloneSet update strategy', () => {
 
 describe('CloneSet scale strategy', () => {
   it('scaleStrategy.maxUnavailable 1 creates one pod at a time and says ScaleUpLimited', async () => {
-    await client.create(Resources.CloneSet, cloneSet('slow', { replicas: 3, scaleStrategy: { maxUnavailable: 1 } }));
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('slow', { replicas: 3, scaleStrategy: { maxUnavailable: 1 } }),
+    );
     await eventually(async () => (await podsOf(client, 'slow')).length === 1);
     await sleep(500);
     const pods = await podsOf(client, 'slow');
@@ -154,7 +187,14 @@ describe('CloneSet scale strategy', () => {
     await client.mergePatch(Resources.CloneSet, 'default', 'pick', {
       spec: { scaleStrategy: { podsToDelete: [victim!.metadata!.name] } },
     });
-    await statusWhen(client, 'pick', (s, pods) => s.availableReplicas === 2 && pods.length === 2 && !pods.some((p) => p.metadata!.name === victim!.metadata!.name));
+    await statusWhen(
+      client,
+      'pick',
+      (s, pods) =>
+        s.availableReplicas === 2 &&
+        pods.length === 2 &&
+        !pods.some((p) => p.metadata!.name === victim!.metadata!.name),
+    );
     expect((await podsOf(client, 'pick')).map((p) => p.metadata!.name)).toContain(keeper!.metadata!.name);
     const cs = await eventually(async () => {
       const c = await getCloneSet(client, 'pick');
@@ -169,7 +209,9 @@ describe('CloneSet scale strategy', () => {
     env.cp.faults.dropWatches();
     await client.create(Resources.CloneSet, cloneSet('lost', { replicas: 1 }));
     const first = await eventually(async () =>
-      (await eventsOf(client, 'lost')).map((e) => /^Normal SuccessfulCreate succeed to create pod (.+)$/.exec(e)?.[1]).find(Boolean),
+      (await eventsOf(client, 'lost'))
+        .map((e) => /^Normal SuccessfulCreate succeed to create pod (.+)$/.exec(e)?.[1])
+        .find(Boolean),
     );
     // … and the pod is gone before the watch is back: its creation is never observed
     await client.delete(Resources.Pod, 'default', first, { gracePeriodSeconds: 0 });
@@ -187,14 +229,11 @@ describe('CloneSet scale strategy', () => {
 
   it('Progressing turns False with ProgressDeadlineExceeded when pods do not become available in time', async () => {
     await client.create(Resources.CloneSet, cloneSet('late', { replicas: 1, progressDeadlineSeconds: 1 }));
-    const cs = await eventually(
-      async () => {
-        const c = await getCloneSet(client, 'late');
-        const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
-        return p?.reason === 'ProgressDeadlineExceeded' ? c : undefined;
-      },
-      8000,
-    );
+    const cs = await eventually(async () => {
+      const c = await getCloneSet(client, 'late');
+      const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
+      return p?.reason === 'ProgressDeadlineExceeded' ? c : undefined;
+    }, 8000);
     expect(cs.status!.conditions!.find((x) => x.type === 'Progressing')).toMatchObject({
       status: 'False',
       message: `CloneSet revision ${cs.status!.updateRevision} has timed out progressing`,

@@ -7,10 +7,10 @@ import {
   type KubeObject,
   type Manager,
   type Request,
-  ResourceVersionExpectations,
   Resources,
-  ScaleExpectations,
+  ResourceVersionExpectations,
   requestKey,
+  ScaleExpectations,
 } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
@@ -28,7 +28,7 @@ const controllerOf = (o: KubeObject): OwnerReference | undefined =>
 
 /** The CloneSet a controller reference names (group apps.kruise.io, kind CloneSet). */
 function cloneSetOf(o: KubeObject, ref = controllerOf(o)): Request | undefined {
-  if (!ref || ref.kind !== 'CloneSet' || ref.apiVersion.split('/')[0] !== 'apps.kruise.io') return undefined;
+  if (ref?.kind !== 'CloneSet' || ref.apiVersion.split('/')[0] !== 'apps.kruise.io') return undefined;
   return { namespace: o.metadata?.namespace ?? '', name: ref.name };
 }
 
@@ -148,6 +148,7 @@ async function ownedClaims(client: KubeClient, cs: CloneSet): Promise<Persistent
     labelSelector: labelSelectorString({ matchLabels: cs.spec.selector.matchLabels ?? {} }),
   });
   return (list.items as unknown as PersistentVolumeClaim[]).filter(
-    (c) => !c.metadata?.deletionTimestamp && c.metadata?.ownerReferences?.some((r) => r.uid === cs.metadata?.uid),
+    (c) =>
+      !c.metadata?.deletionTimestamp && c.metadata?.ownerReferences?.some((r) => r.uid === cs.metadata?.uid),
   );
 }

@@ -80,7 +80,10 @@ export function newPod(cs: CloneSet, revision: string, id: string, opts: NewPodO
       name: `${cs.metadata?.name}-${id}`,
       namespace: cs.metadata?.namespace,
       labels,
-      annotations: { ...(t.metadata?.annotations ?? {}), [LIFECYCLE_TIMESTAMP_ANNOTATION]: kubeTime(opts.now) },
+      annotations: {
+        ...(t.metadata?.annotations ?? {}),
+        [LIFECYCLE_TIMESTAMP_ANNOTATION]: kubeTime(opts.now),
+      },
       ...(t.metadata?.finalizers?.length ? { finalizers: [...t.metadata.finalizers] } : {}),
       ownerReferences: [cloneSetRef(cs)],
     },

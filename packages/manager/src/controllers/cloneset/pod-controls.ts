@@ -31,7 +31,8 @@ export function podControls(client: KubeClient, now: () => number): PodControls 
   const inPlace = new InPlaceUpdateControl(
     {
       get: async (ns, name) => (await client.get(Resources.Pod, ns, name)) as unknown as Pod,
-      update: async (pod) => (await client.update(Resources.Pod, pod as unknown as KubeObject)) as unknown as Pod,
+      update: async (pod) =>
+        (await client.update(Resources.Pod, pod as unknown as KubeObject)) as unknown as Pod,
       updateStatus: async (pod) =>
         (await client.updateStatus(Resources.Pod, pod as unknown as KubeObject)) as unknown as Pod,
     },

@@ -1,15 +1,20 @@
-import { type CloneSet, IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS_ANNOTATION, type ImagePullJob } from '@kruise/api';
+import {
+  type CloneSet,
+  IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS_ANNOTATION,
+  type ImagePullJob,
+} from '@kruise/api';
 import { isAlreadyExists, isNotFound, type KubeObject, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import { scaledValue } from '../../workload/intstr.ts';
 import type { CloneSetDeps } from './context.ts';
+import type { PodControls } from './pod-controls.ts';
 import { PREDOWNLOAD_CREATED_LABEL, PREDOWNLOAD_IGNORED_LABEL, preDownloadPlan } from './predownload.ts';
 import { message } from './scale.ts';
 import { inPlaceOptions } from './update.ts';
-import type { PodControls } from './pod-controls.ts';
 
 /** What pre-download needs beside the sync dependencies: the ImagePullJobs a CloneSet owns (cached). */
-export interface PreDownloadDeps extends Pick<CloneSetDeps, 'client' | 'event' | 'gates' | 'kubeletHash' | 'log'> {
+export interface PreDownloadDeps
+  extends Pick<CloneSetDeps, 'client' | 'event' | 'gates' | 'kubeletHash' | 'log'> {
   ownedJobs(cs: CloneSet): ImagePullJob[];
   resourceVersionExpectations: CloneSetDeps['resourceVersionExpectations'];
 }
@@ -41,12 +46,15 @@ export async function syncPreDownload(
   try {
     if (current.metadata?.name === update.metadata?.name) {
       for (const job of d.ownedJobs(cs))
-        await d.client.delete(Resources.ImagePullJob, job.metadata?.namespace, job.metadata?.name ?? '').catch((err) => {
-          if (!isNotFound(err)) throw err;
-        });
+        await d.client
+          .delete(Resources.ImagePullJob, job.metadata?.namespace, job.metadata?.name ?? '')
+          .catch((err) => {
+            if (!isNotFound(err)) throw err;
+          });
       return;
     }
-    const updatedReady = update.metadata?.name === cs.status?.updateRevision ? (cs.status?.updatedReadyReplicas ?? 0) : 0;
+    const updatedReady =
+      update.metadata?.name === cs.status?.updateRevision ? (cs.status?.updatedReadyReplicas ?? 0) : 0;
     if (minUpdatedReadyPods(cs) > updatedReady) return;
     const plan = preDownloadPlan(
       cs,
@@ -60,17 +68,33 @@ export async function syncPreDownload(
         const name = job.metadata?.name ?? '';
         try {
           await d.client.create(Resources.ImagePullJob, job as unknown as KubeObject);
-          d.event(cs, 'Normal', 'CreatedImagePullJob', `created ImagePullJob ${name} for image: ${job.spec?.image}`);
+          d.event(
+            cs,
+            'Normal',
+            'CreatedImagePullJob',
+            `created ImagePullJob ${name} for image: ${job.spec?.image}`,
+          );
         } catch (err) {
           if (!isAlreadyExists(err))
-            d.event(cs, 'Normal', 'FailedCreateImagePullJob', `failed to create ImagePullJob ${name}: ${message(err)}`);
+            d.event(
+              cs,
+              'Normal',
+              'FailedCreateImagePullJob',
+              `failed to create ImagePullJob ${name}: ${message(err)}`,
+            );
         }
       }
     const label = plan.action === 'create' ? PREDOWNLOAD_CREATED_LABEL : PREDOWNLOAD_IGNORED_LABEL;
-    const got = await d.client.mergePatch(Resources.ControllerRevision, update.metadata?.namespace, update.metadata?.name ?? '', {
-      metadata: { labels: { [label]: 'true' } },
-    });
-    if (got.metadata?.resourceVersion !== update.metadata?.resourceVersion) d.resourceVersionExpectations.expect(got);
+    const got = await d.client.mergePatch(
+      Resources.ControllerRevision,
+      update.metadata?.namespace,
+      update.metadata?.name ?? '',
+      {
+        metadata: { labels: { [label]: 'true' } },
+      },
+    );
+    if (got.metadata?.resourceVersion !== update.metadata?.resourceVersion)
+      d.resourceVersionExpectations.expect(got);
   } catch (err) {
     d.log.error({ err: message(err) }, 'failed to pre-download images for the update revision');
   }

@@ -5,7 +5,8 @@ import type { CloneSetDeps } from './context.ts';
 import { message } from './scale.ts';
 import { INSTANCE_ID_LABEL } from './scale-plan.ts';
 
-const idOf = (o: { metadata?: { labels?: Record<string, string> } }) => o.metadata?.labels?.[INSTANCE_ID_LABEL] ?? '';
+const idOf = (o: { metadata?: { labels?: Record<string, string> } }) =>
+  o.metadata?.labels?.[INSTANCE_ID_LABEL] ?? '';
 
 /**
  * With scaleStrategy.disablePVCReuse (upstream's cleanupPVCs): the PVCs of an inactive pod are
@@ -47,7 +48,8 @@ export async function cleanupPVCs(
         try {
           await deps.client.delete(Resources.PersistentVolumeClaim, pvc.metadata?.namespace, name);
         } catch (err) {
-          if (!isNotFound(err)) deps.event(cs, 'Warning', 'FailedDelete', `failed to clean up PVC ${name}: ${message(err)}`);
+          if (!isNotFound(err))
+            deps.event(cs, 'Warning', 'FailedDelete', `failed to clean up PVC ${name}: ${message(err)}`);
           throw err;
         }
       }

@@ -59,7 +59,10 @@ export class CloneSetReconciler {
       return {};
     }
     const selector = cs.spec?.selector;
-    if (!selector || (!Object.keys(selector.matchLabels ?? {}).length && !selector.matchExpressions?.length)) {
+    if (
+      !selector ||
+      (!Object.keys(selector.matchLabels ?? {}).length && !selector.matchExpressions?.length)
+    ) {
       log.error({ key }, 'invalid CloneSet selector');
       return {};
     }
@@ -158,7 +161,9 @@ export class CloneSetReconciler {
       error = err;
     }
     try {
-      const revisions = history.some((r) => r.metadata?.name === update.metadata?.name) ? history : [...history, update];
+      const revisions = history.some((r) => r.metadata?.name === update.metadata?.name)
+        ? history
+        : [...history, update];
       await this.updateControl.update(updateSide.cs, current, update, revisions, pods, requeue);
     } catch (err) {
       failed('FailedUpdate', err);
@@ -196,7 +201,10 @@ export class CloneSetReconciler {
     if (kept.length === names.length) return;
     await this.d.client.update(Resources.CloneSet, {
       ...(cs as KubeObject),
-      spec: { ...cs.spec, scaleStrategy: { ...cs.spec?.scaleStrategy, podsToDelete: kept.length ? kept : undefined } },
+      spec: {
+        ...cs.spec,
+        scaleStrategy: { ...cs.spec?.scaleStrategy, podsToDelete: kept.length ? kept : undefined },
+      },
     } as KubeObject);
   }
 }

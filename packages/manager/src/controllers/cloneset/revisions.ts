@@ -33,7 +33,8 @@ export function revisionStore(client: KubeClient, namespace: string): RevisionSt
         throw err;
       }
     },
-    update: async (r) => asRevision(await client.update(Resources.ControllerRevision, r as unknown as KubeObject)),
+    update: async (r) =>
+      asRevision(await client.update(Resources.ControllerRevision, r as unknown as KubeObject)),
     delete: async (r) => {
       try {
         await client.delete(Resources.ControllerRevision, namespace, r.metadata?.name ?? '');

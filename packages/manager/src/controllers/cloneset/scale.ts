@@ -107,17 +107,29 @@ export class ScaleControl {
       if (count > 0) return false;
       const updated = pods.filter((p) => isUpdated(this.d.gates)(p, update.revision));
       const notUpdated = pods.filter((p) => !isUpdated(this.d.gates)(p, update.revision));
-      const chosen = choosePodsToDelete(cs, diffs.scaleDownNum, diffs.scaleDownNumOldRevision, notUpdated, updated, {
-        available: (p) => isPodAvailable(p, cs.spec?.minReadySeconds ?? 0, now),
-        nodeLabels: this.d.nodeLabels,
-      });
+      const chosen = choosePodsToDelete(
+        cs,
+        diffs.scaleDownNum,
+        diffs.scaleDownNumOldRevision,
+        notUpdated,
+        updated,
+        {
+          available: (p) => isPodAvailable(p, cs.spec?.minReadySeconds ?? 0, now),
+          nodeLabels: this.d.nodeLabels,
+        },
+      );
       return this.deletePods(cs, limitByReadiness(chosen, readyLimit, ready).pods, pvcs);
     }
     return false;
   }
 
   /** PreparingDelete pods back to PreparingNormal when replicas went up again (upstream's managePreparingDelete). */
-  private async cancelDeletions(cs: CloneSet, pods: Pod[], preparing: Pod[], planned: number): Promise<boolean> {
+  private async cancelDeletions(
+    cs: CloneSet,
+    pods: Pod[],
+    preparing: Pod[],
+    planned: number,
+  ): Promise<boolean> {
     let modified = false;
     for (const pod of deletionsToCancel(cs, pods, preparing, planned)) {
       const got = await this.controls.lifecycle.updatePodLifecycle(pod, 'PreparingNormal', false);
@@ -163,14 +175,24 @@ export class ScaleControl {
       try {
         await this.d.client.create(Resources.PersistentVolumeClaim, claim as unknown as KubeObject);
       } catch (err) {
-        this.d.event(cs, 'Warning', 'FailedCreate', `failed to create pvc: ${message(err)}, pvc: ${JSON.stringify(claim)}`);
+        this.d.event(
+          cs,
+          'Warning',
+          'FailedCreate',
+          `failed to create pvc: ${message(err)}, pvc: ${JSON.stringify(claim)}`,
+        );
         throw err;
       }
     }
     try {
       await this.d.client.create(Resources.Pod, asKube(pod));
     } catch (err) {
-      this.d.event(cs, 'Warning', 'FailedCreate', `failed to create pod: ${message(err)}, pod: ${JSON.stringify(pod)}`);
+      this.d.event(
+        cs,
+        'Warning',
+        'FailedCreate',
+        `failed to create pod: ${message(err)}, pod: ${JSON.stringify(pod)}`,
+      );
       throw err;
     }
     this.d.event(cs, 'Normal', 'SuccessfulCreate', `succeed to create pod ${pod.metadata?.name}`);
@@ -187,7 +209,11 @@ export class ScaleControl {
     for (const pod of pods) {
       const name = pod.metadata?.name ?? '';
       if (cs.spec?.lifecycle && isPodHooked(hook, pod)) {
-        const got = await this.controls.lifecycle.updatePodLifecycle(pod, 'PreparingDelete', hookMarksNotReady(hook));
+        const got = await this.controls.lifecycle.updatePodLifecycle(
+          pod,
+          'PreparingDelete',
+          hookMarksNotReady(hook),
+        );
         if (got) {
           modified = true;
           this.d.resourceVersionExpectations.expect(got);
@@ -209,7 +235,12 @@ export class ScaleControl {
         if (pvc.metadata?.labels?.[INSTANCE_ID_LABEL] !== id) continue;
         const claim = pvc.metadata?.name ?? '';
         try {
-          await deleteIgnoringNotFound(this.d.client, Resources.PersistentVolumeClaim, pvc.metadata?.namespace, claim);
+          await deleteIgnoringNotFound(
+            this.d.client,
+            Resources.PersistentVolumeClaim,
+            pvc.metadata?.namespace,
+            claim,
+          );
         } catch (err) {
           this.d.event(cs, 'Warning', 'FailedDelete', `failed to delete pvc ${claim}: ${message(err)}`);
           throw err;

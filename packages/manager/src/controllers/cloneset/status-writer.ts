@@ -19,8 +19,11 @@ export async function updateCloneSetStatus(
   const requeueMs = updateProgressing(cs, status, now);
   if (!statusChanged(cs.status, status)) return requeueMs;
   await retryOnConflict(async () => {
-    const fresh = (await client.get(Resources.CloneSet, cs.metadata?.namespace, cs.metadata?.name ?? '')) as CloneSet &
-      KubeObject;
+    const fresh = (await client.get(
+      Resources.CloneSet,
+      cs.metadata?.namespace,
+      cs.metadata?.name ?? '',
+    )) as CloneSet & KubeObject;
     fresh.status = status;
     await client.updateStatus(Resources.CloneSet, fresh);
   });

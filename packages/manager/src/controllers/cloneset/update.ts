@@ -1,8 +1,9 @@
 import type { CloneSet } from '@kruise/api';
+import { kubeTime } from '@kruise/api';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { InPlaceUpdateOptions } from '../../workload/inplaceupdate/control.ts';
 import { podUpdateNotCompleted } from '../../workload/inplaceupdate/completion.ts';
+import type { InPlaceUpdateOptions } from '../../workload/inplaceupdate/control.ts';
 import {
   isPodHooked,
   LIFECYCLE_STATE_LABEL,
@@ -11,16 +12,18 @@ import {
 } from '../../workload/lifecycle/state.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../workload/pod-state.ts';
 import { hasRevision, POD_TEMPLATE_HASH_LABEL, shortHash } from '../../workload/revision/pod-revision.ts';
-import { kubeTime } from '@kruise/api';
 import { isPodAvailable } from './availability.ts';
 import type { CloneSetDeps, RequeueAfter } from './context.ts';
 import { calculateDiffs } from './diffs.ts';
-import { patchPodLabels, type PodControls } from './pod-controls.ts';
+import { type PodControls, patchPodLabels } from './pod-controls.ts';
 import { message } from './scale.ts';
 import { limitUpdates, nextLifecycleState, sortUpdateCandidates, updateCandidates } from './update-plan.ts';
 
 /** The in-place update options of a CloneSet (upstream's GetUpdateOptions with defaults). */
-export function inPlaceOptions(cs: CloneSet, deps: Pick<CloneSetDeps, 'gates' | 'kubeletHash'>): InPlaceUpdateOptions {
+export function inPlaceOptions(
+  cs: CloneSet,
+  deps: Pick<CloneSetDeps, 'gates' | 'kubeletHash'>,
+): InPlaceUpdateOptions {
   const strategy = cs.spec?.updateStrategy;
   const grace = strategy?.inPlaceUpdateStrategy?.gracePeriodSeconds;
   return {
@@ -98,10 +101,18 @@ export class UpdateControl {
     try {
       requeue.push((await this.controls.inPlace.refresh(pod, opts)).delayMs);
     } catch (err) {
-      this.d.log.error({ err: message(err), pod: pod.metadata?.name }, 'failed to update pod condition for in-place update');
+      this.d.log.error(
+        { err: message(err), pod: pod.metadata?.name },
+        'failed to update pod condition for in-place update',
+      );
       throw err;
     }
-    const state = nextLifecycleState(cs, pod, updateRevision, () => podUpdateNotCompleted(pod, opts) === undefined);
+    const state = nextLifecycleState(
+      cs,
+      pod,
+      updateRevision,
+      () => podUpdateNotCompleted(pod, opts) === undefined,
+    );
     if (!state) return false;
     const markPodNotReady = cs.spec?.lifecycle?.inPlaceUpdate?.markPodNotReady === true;
     const got = await this.controls.lifecycle.updatePodLifecycle(pod, state, markPodNotReady);
@@ -153,7 +164,11 @@ export class UpdateControl {
             }
             break;
           case 'Updated': {
-            const got = await this.controls.lifecycle.updatePodLifecycleWithHandler(pod, 'PreparingUpdate', hook);
+            const got = await this.controls.lifecycle.updatePodLifecycleWithHandler(
+              pod,
+              'PreparingUpdate',
+              hook,
+            );
             if (got) this.d.resourceVersionExpectations.expect(got);
             return undefined;
           }

@@ -35,7 +35,11 @@ export function add(manager: Manager, _options: AddOptions): ControllerBuilder {
   const client = manager.client;
   const waiting = (p: Pod) => (waitsForCondition(p) ? requestFor(p) : undefined);
   return manager
-    .newController({ name: 'pod-readiness', workers: WORKERS, reconcile: (_ctx, req) => reconcile(client, req) })
+    .newController({
+      name: 'pod-readiness',
+      workers: WORKERS,
+      reconcile: (_ctx, req) => reconcile(client, req),
+    })
     .watches(trimmedPods(manager), { add: waiting, update: (_o, p) => waiting(p) });
 }
 
