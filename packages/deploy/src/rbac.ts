@@ -50,7 +50,7 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   // delete), its status and podsToDelete, its revisions (rollback renumbers, history is truncated,
   // pre-download labels them) and PVCs from volumeClaimTemplates.
   rule([''], ['pods'], ['create', 'update', 'patch', 'delete']),
-  rule(['apps.kruise.io'], ['clonesets'], [...WATCH, 'update']),
+  rule(['apps.kruise.io'], ['clonesets'], [...WATCH, 'get', 'update']),
   rule(['apps.kruise.io'], ['clonesets/status'], ['update']),
   rule(['apps'], ['controllerrevisions'], [...WATCH, 'create', 'update', 'patch', 'delete']),
   rule([''], ['persistentvolumeclaims'], ['list', 'create', 'update', 'delete']),
