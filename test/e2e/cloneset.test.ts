@@ -1,0 +1,149 @@
+import { execFileSync } from 'node:child_process';
+import type { CloneSet } from '@kruise/api';
+import { type KubeObject, Resources } from '@kruise/runtime';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOOP, type System, startSystem, until } from './env.ts';
+
+/**
+ * CloneSet end to end: kruise-manager, kruise-daemon and a local node as processes on the test
+ * containerd; pods really run, and in-place updates restart containers in the same pod.
+ */
+const NODE = 'cloneset-node';
+let sys: System;
+beforeAll(async () => {
+  sys = await startSystem(NODE);
+}, 120_000);
+afterAll(() => sys?.stop());
+
+const image = (tag: string) => `${sys.registry}/busybox:${tag}`;
+const cloneSet = (name: string, spec: Record<string, unknown> = {}) =>
+  ({
+    metadata: { name, namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'app', image: image('v1'), command: LOOP }],
+        },
+      },
+      ...spec,
+    },
+  }) as KubeObject;
+const pods = async (name: string) =>
+  ((await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })).items as Pod[])
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+const get = async (name: string) => (await sys.client.get(Resources.CloneSet, 'default', name)) as CloneSet;
+/** Waits until the CloneSet observed its generation and `check` holds on its status and pods. */
+const settled = (name: string, check: (s: NonNullable<CloneSet['status']>, p: Pod[]) => boolean, ms = 60_000) =>
+  until(async () => {
+    const cs = await get(name);
+    const s = cs.status;
+    if (!s || s.observedGeneration !== cs.metadata?.generation) return undefined;
+    const p = await pods(name);
+    return check(s, p) ? s : undefined;
+  }, ms);
+const setImage = (name: string, img: string) =>
+  sys.client.mergePatch(Resources.CloneSet, 'default', name, {
+    spec: { template: { spec: { containers: [{ name: 'app', image: img, command: LOOP }] } } },
+  });
+const status = (p: Pod) => p.status!.containerStatuses![0]!;
+
+describe('CloneSet on a real node', () => {
+  it('scales with the defaults: pods run, become Ready through both readiness gates, and are counted', async () => {
+    await sys.client.create(Resources.CloneSet, cloneSet('web', { replicas: 3 }));
+    const s = await settled('web', (st, p) => p.length === 3 && st.availableReplicas === 3);
+    expect(s).toMatchObject({ replicas: 3, readyReplicas: 3, updatedReplicas: 3, updatedReadyReplicas: 3 });
+    for (const p of await pods('web')) {
+      expect(p.spec!.nodeName).toBe(NODE);
+      expect(p.spec!.readinessGates!.map((g) => g.conditionType).sort()).toEqual(['InPlaceUpdateReady', 'KruisePodReady']);
+      expect(p.status!.conditions!.find((c) => c.type === 'Ready')?.status).toBe('True');
+    }
+  });
+
+  it('updates the image in place: same pods (UID, IP), restartCount 1, the new imageID', async () => {
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'web', {
+      spec: { updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 1 } },
+    });
+    const before = await pods('web');
+    await setImage('web', image('v2'));
+    const s = await settled('web', (st, p) => st.updatedAvailableReplicas === 3 && p.every((x) => status(x).ready));
+    expect(s.currentRevision).toBe(s.updateRevision);
+    const after = await pods('web');
+    expect(after.map((p) => p.metadata!.uid)).toEqual(before.map((p) => p.metadata!.uid));
+    expect(after.map((p) => p.status!.podIP)).toEqual(before.map((p) => p.status!.podIP));
+    for (const [i, p] of after.entries()) {
+      expect(status(p).image).toBe(image('v2'));
+      expect(status(p).restartCount).toBe(1);
+      expect(status(p).imageID).not.toBe(status(before[i]!).imageID);
+      expect(p.metadata!.labels!['lifecycle.apps.kruise.io/state']).toBe('Normal');
+    }
+  });
+
+  it('completes an in-place update to a tag of the same digest once the node reports the new image name', async () => {
+    // the registry gets busybox:v2 under a second tag: the imageID cannot change (upstream #635)
+    execFileSync('skopeo', [
+      'copy',
+      '--quiet',
+      '--src-tls-verify=false',
+      '--dest-tls-verify=false',
+      `docker://${image('v2')}`,
+      `docker://${image('v2-same')}`,
+    ]);
+    const before = await pods('web');
+    await setImage('web', image('v2-same'));
+    await settled('web', (st, p) => st.updatedAvailableReplicas === 3 && p.every((x) => status(x).image === image('v2-same')));
+    const after = await pods('web');
+    expect(after.map((p) => p.metadata!.uid)).toEqual(before.map((p) => p.metadata!.uid));
+    for (const [i, p] of after.entries()) expect(status(p).imageID).toBe(status(before[i]!).imageID);
+  });
+
+  it('partition keeps pods at the old revision (a canary), rollback returns them to it in place', async () => {
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('canary', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible', partition: 1 } }),
+    );
+    const first = (await settled('canary', (st) => st.availableReplicas === 2)).updateRevision;
+    const uids = (await pods('canary')).map((p) => p.metadata!.uid);
+    await setImage('canary', image('v2'));
+    const s = await settled('canary', (st) => st.updatedAvailableReplicas === 1 && st.availableReplicas === 2);
+    expect(s.expectedUpdatedReplicas).toBe(1);
+    expect((await pods('canary')).map((p) => status(p).image).sort()).toEqual([image('v1'), image('v2')]);
+    await setImage('canary', image('v1'));
+    const back = await settled('canary', (st) => st.updateRevision === first && st.updatedAvailableReplicas === 2);
+    expect(back.currentRevision).toBe(first);
+    expect((await pods('canary')).map((p) => p.metadata!.uid)).toEqual(uids);
+  });
+
+  it('a pod marked specified-delete waits for the preDelete hook, then is replaced', async () => {
+    const hook = { 'example.io/block': 'true' };
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('hooked', {
+        replicas: 2,
+        lifecycle: { preDelete: { labelsHandler: hook, markPodNotReady: true } },
+        template: {
+          metadata: { labels: { app: 'hooked', ...hook } },
+          spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: image('v1'), command: LOOP }] },
+        },
+      }),
+    );
+    await settled('hooked', (st) => st.availableReplicas === 2);
+    const [victim] = await pods('hooked');
+    const name = victim!.metadata!.name!;
+    await sys.client.mergePatch(Resources.Pod, 'default', name, {
+      metadata: { labels: { 'apps.kruise.io/specified-delete': 'true' } },
+    });
+    const held = await until(async () => {
+      const p = (await sys.client.get(Resources.Pod, 'default', name)) as Pod;
+      return p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'False' ? p : undefined;
+    });
+    expect(held.metadata!.labels!['lifecycle.apps.kruise.io/state']).toBe('PreparingDelete');
+    expect(held.metadata!.deletionTimestamp).toBeUndefined();
+    await sys.client.mergePatch(Resources.Pod, 'default', name, { metadata: { labels: { 'example.io/block': null } } });
+    await settled('hooked', (st, p) => st.availableReplicas === 2 && p.length === 2 && !p.some((x) => x.metadata!.name === name));
+  });
+});
