@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+
+/** A pod as the API returns it. */
+type Pod = KubeObject;
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
@@ -33,12 +36,19 @@ const cloneSet = (name: string, spec: Record<string, unknown> = {}) =>
     },
   }) as KubeObject;
 const pods = async (name: string) =>
-  ((await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })).items as Pod[])
+  (
+    (await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` }))
+      .items as Pod[]
+  )
     .filter((p) => !p.metadata?.deletionTimestamp)
     .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
 const get = async (name: string) => (await sys.client.get(Resources.CloneSet, 'default', name)) as CloneSet;
 /** Waits until the CloneSet observed its generation and `check` holds on its status and pods. */
-const settled = (name: string, check: (s: NonNullable<CloneSet['status']>, p: Pod[]) => boolean, ms = 60_000) =>
+const settled = (
+  name: string,
+  check: (s: NonNullable<CloneSet['status']>, p: Pod[]) => boolean,
+  ms = 60_000,
+) =>
   until(async () => {
     const cs = await get(name);
     const s = cs.status;
@@ -59,8 +69,11 @@ describe('CloneSet on a real node', () => {
     expect(s).toMatchObject({ replicas: 3, readyReplicas: 3, updatedReplicas: 3, updatedReadyReplicas: 3 });
     for (const p of await pods('web')) {
       expect(p.spec!.nodeName).toBe(NODE);
-      expect(p.spec!.readinessGates!.map((g) => g.conditionType).sort()).toEqual(['InPlaceUpdateReady', 'KruisePodReady']);
-      expect(p.status!.conditions!.find((c) => c.type === 'Ready')?.status).toBe('True');
+      expect(p.spec!.readinessGates!.map((g: { conditionType: string }) => g.conditionType).sort()).toEqual([
+        'InPlaceUpdateReady',
+        'KruisePodReady',
+      ]);
+      expect(p.status!.conditions!.find((c: { type: string }) => c.type === 'Ready')?.status).toBe('True');
     }
   });
 
@@ -70,7 +83,10 @@ describe('CloneSet on a real node', () => {
     });
     const before = await pods('web');
     await setImage('web', image('v2'));
-    const s = await settled('web', (st, p) => st.updatedAvailableReplicas === 3 && p.every((x) => status(x).ready));
+    const s = await settled(
+      'web',
+      (st, p) => st.updatedAvailableReplicas === 3 && p.every((x) => status(x).ready),
+    );
     expect(s.currentRevision).toBe(s.updateRevision);
     const after = await pods('web');
     expect(after.map((p) => p.metadata!.uid)).toEqual(before.map((p) => p.metadata!.uid));
@@ -95,7 +111,10 @@ describe('CloneSet on a real node', () => {
     ]);
     const before = await pods('web');
     await setImage('web', image('v2-same'));
-    await settled('web', (st, p) => st.updatedAvailableReplicas === 3 && p.every((x) => status(x).image === image('v2-same')));
+    await settled(
+      'web',
+      (st, p) => st.updatedAvailableReplicas === 3 && p.every((x) => status(x).image === image('v2-same')),
+    );
     const after = await pods('web');
     expect(after.map((p) => p.metadata!.uid)).toEqual(before.map((p) => p.metadata!.uid));
     for (const [i, p] of after.entries()) expect(status(p).imageID).toBe(status(before[i]!).imageID);
@@ -109,11 +128,17 @@ describe('CloneSet on a real node', () => {
     const first = (await settled('canary', (st) => st.availableReplicas === 2)).updateRevision;
     const uids = (await pods('canary')).map((p) => p.metadata!.uid);
     await setImage('canary', image('v2'));
-    const s = await settled('canary', (st) => st.updatedAvailableReplicas === 1 && st.availableReplicas === 2);
+    const s = await settled(
+      'canary',
+      (st) => st.updatedAvailableReplicas === 1 && st.availableReplicas === 2,
+    );
     expect(s.expectedUpdatedReplicas).toBe(1);
     expect((await pods('canary')).map((p) => status(p).image).sort()).toEqual([image('v1'), image('v2')]);
     await setImage('canary', image('v1'));
-    const back = await settled('canary', (st) => st.updateRevision === first && st.updatedAvailableReplicas === 2);
+    const back = await settled(
+      'canary',
+      (st) => st.updateRevision === first && st.updatedAvailableReplicas === 2,
+    );
     expect(back.currentRevision).toBe(first);
     expect((await pods('canary')).map((p) => p.metadata!.uid)).toEqual(uids);
   });
@@ -127,7 +152,10 @@ describe('CloneSet on a real node', () => {
         lifecycle: { preDelete: { labelsHandler: hook, markPodNotReady: true } },
         template: {
           metadata: { labels: { app: 'hooked', ...hook } },
-          spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: image('v1'), command: LOOP }] },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'app', image: image('v1'), command: LOOP }],
+          },
         },
       }),
     );
@@ -139,11 +167,18 @@ describe('CloneSet on a real node', () => {
     });
     const held = await until(async () => {
       const p = (await sys.client.get(Resources.Pod, 'default', name)) as Pod;
-      return p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'False' ? p : undefined;
+      return p.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status === 'False'
+        ? p
+        : undefined;
     });
     expect(held.metadata!.labels!['lifecycle.apps.kruise.io/state']).toBe('PreparingDelete');
     expect(held.metadata!.deletionTimestamp).toBeUndefined();
-    await sys.client.mergePatch(Resources.Pod, 'default', name, { metadata: { labels: { 'example.io/block': null } } });
-    await settled('hooked', (st, p) => st.availableReplicas === 2 && p.length === 2 && !p.some((x) => x.metadata!.name === name));
+    await sys.client.mergePatch(Resources.Pod, 'default', name, {
+      metadata: { labels: { 'example.io/block': null } },
+    });
+    await settled(
+      'hooked',
+      (st, p) => st.availableReplicas === 2 && p.length === 2 && !p.some((x) => x.metadata!.name === name),
+    );
   });
 });

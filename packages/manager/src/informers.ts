@@ -21,11 +21,31 @@ function trimContainer(c: Container): Container {
   } as Container;
 }
 
+/** Whether an apps.kruise.io workload (CloneSet, …) controls the pod. */
+const kruiseWorkloadPod = (pod: Pod) =>
+  (pod.metadata?.ownerReferences ?? []).some(
+    (r) => r.controller && r.apiVersion.startsWith('apps.kruise.io/'),
+  );
+
+/** Large metadata no controller reads: field managers and kubectl's last applied configuration. */
+function withoutBookkeeping(pod: Pod): Pod {
+  const { managedFields: _, ...metadata } = pod.metadata ?? {};
+  const annotations = metadata.annotations;
+  if (annotations?.['kubectl.kubernetes.io/last-applied-configuration'] !== undefined) {
+    const { 'kubectl.kubernetes.io/last-applied-configuration': __, ...rest } = annotations;
+    metadata.annotations = rest;
+  }
+  return { ...pod, metadata };
+}
+
 /**
- * The parts of a pod the node-level controllers and the CRR webhook read — labels and node
- * (podSelector jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests).
+ * The parts of a pod the controllers and the CRR webhook read — labels and node (podSelector
+ * jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests); pods of
+ * Kruise workloads whole but for managedFields (their controllers hash container specs and write
+ * whole statuses).
  */
 export function trimPod(pod: Pod): Pod {
+  if (kruiseWorkloadPod(pod)) return withoutBookkeeping(pod);
   const m = pod.metadata ?? {};
   const st = pod.status ?? {};
   return {

@@ -13,8 +13,9 @@ import {
   ScaleExpectations,
 } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
-import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import { trimmedNodes, trimmedPods } from '../../informers.ts';
 import { labelSelectorString } from '../../labels.ts';
 import type { AddOptions } from '../add-options.ts';
 import { CloneSetReconciler } from './reconcile.ts';
@@ -44,11 +45,11 @@ const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
   const f = manager.informers;
   const cloneSets = f.informerFor<CloneSet & KubeObject>({ resource: Resources.CloneSet });
-  // whole pods: in-place completion hashes every container spec, status writes carry the whole status
-  const pods = f.informerFor<KubeObject>({ resource: Resources.Pod });
+  // pods of Kruise workloads are cached whole (but for managedFields) by the shared trim
+  const pods = trimmedPods(manager) as unknown as Informer<KubeObject>;
   const revisions = f.informerFor<KubeObject>({ resource: Resources.ControllerRevision });
   const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: Resources.ImagePullJob });
-  const nodes = f.informerFor<Node & KubeObject>({ resource: Resources.Node });
+  const nodes = trimmedNodes(manager);
   for (const i of [pods, revisions, jobs] as Informer<KubeObject>[]) i.addIndex(OWNER_UID, ownerUids);
   const expectations = manager.expectationsOptions(NAME, flags.expectationTimeoutMs);
   const scale = new ScaleExpectations(expectations);
