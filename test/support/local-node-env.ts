@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlane } from '@kruise/control-plane';
 import { CriClient } from '@kruise/cri/client';
-import { LocalNode } from '@kruise/local-node';
+import { LocalNode, type LocalNodeOptions } from '@kruise/local-node';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { eventually } from './poll.ts';
@@ -19,10 +19,10 @@ export interface LocalNodeEnv {
 
 /**
  * Registers beforeAll/afterAll for a test file that runs one local node named `nodeName` on the
- * test containerd against a control plane of its own: quick back-off and retries; at the end the
+ * test containerd against a control plane of its own: quick back-off and retries (and `options`); at the end the
  * pods in `default` are deleted and waited for, then everything stops.
  */
-export function useLocalNode(nodeName: string): LocalNodeEnv {
+export function useLocalNode(nodeName: string, options: Partial<LocalNodeOptions> = {}): LocalNodeEnv {
   const env = { podLogsDir: mkdtempSync(join(tmpdir(), 'kruise-pod-logs-')) } as LocalNodeEnv;
   beforeAll(async () => {
     env.cp = await ControlPlane.start();
@@ -35,6 +35,7 @@ export function useLocalNode(nodeName: string): LocalNodeEnv {
       backoffInitialMs: 1000,
       retryMs: 500,
       podLogsDir: env.podLogsDir,
+      ...options,
     });
     await env.node.start();
   });

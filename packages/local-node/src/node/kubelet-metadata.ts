@@ -12,6 +12,7 @@ import {
   kubeletContainerHash,
 } from '@kruise/api';
 import type { ContainerConfig } from '@kruise/cri/generated/runtime/v1/ContainerConfig';
+import type { Mount } from '@kruise/cri/generated/runtime/v1/Mount';
 import type { PodSandboxConfig } from '@kruise/cri/generated/runtime/v1/PodSandboxConfig';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import { expandCommandAndArgs } from './env-expansion.ts';
@@ -56,7 +57,7 @@ export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', at
 /**
  * The CRI container config of one of a pod's containers at restart `attempt`, labelled as kubelet
  * labels it, its log at `logPath` (relative to the sandbox's log directory), its environment `env`
- * (resolved by resolveEnv) with `$(VAR)` in command and args expanded from it.
+ * (resolved by resolveEnv) with `$(VAR)` in command and args expanded from it, and its volume `mounts`.
  */
 export function containerConfig(
   pod: BoundPod,
@@ -64,6 +65,7 @@ export function containerConfig(
   attempt: number,
   logPath = '',
   env: Map<string, string> = new Map(),
+  mounts: Mount[] = [],
 ): ContainerConfig {
   const { command, args } = expandCommandAndArgs(container, env);
   const m = pod.metadata;
@@ -84,6 +86,7 @@ export function containerConfig(
     args,
     workingDir: container.workingDir ?? '',
     envs: [...env].map(([key, value]) => ({ key, value })),
+    mounts,
     labels: {
       [KubeletKeys.podUid]: m.uid,
       [KubeletKeys.podName]: m.name,

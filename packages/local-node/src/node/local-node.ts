@@ -13,12 +13,12 @@ import {
   Resources,
   silentLogger,
 } from '@kruise/runtime';
-import type { EnvSources } from './container-env.ts';
 import { KubeletKeys } from './kubelet-metadata.ts';
 import { KubeletServer } from './kubelet-server.ts';
 import { heartbeat, type NodeFacts, nodeCapacity, registerNode } from './node-registration.ts';
 import { PodLogs } from './pod-logs.ts';
 import { type BoundPod, PodRunner } from './pod-runner.ts';
+import { PodVolumes, type VolumeSources } from './pod-volumes.ts';
 import { Prober } from './prober.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 
@@ -41,6 +41,10 @@ export interface LocalNodeOptions {
   workers?: number;
   /** How soon a container that could not start (e.g. a missing ConfigMap key) is tried again (default 10 s). */
   retryMs?: number;
+  /** kubelet's root directory: pod volumes under `pods/<uid>/volumes/` (default: under the temp dir). */
+  rootDir?: string;
+  /** How often pods with configMap/secret/downwardAPI/projected volumes are synced again (kubelet: 1 min). */
+  volumeResyncMs?: number;
   /** Where the runtime writes container logs (kubelet: /var/log/pods). */
   podLogsDir?: string;
   /** Port of the kubelet server that answers `kubectl logs` on hostIP (0: any free port). */
@@ -68,6 +72,7 @@ export class LocalNode {
   private relisting = false;
   private readonly events: EventRecorder;
   private prober: Prober | undefined;
+  private volumes: PodVolumes | undefined;
 
   constructor(options: LocalNodeOptions) {
     this.o = options;
@@ -124,6 +129,12 @@ export class LocalNode {
       runtimeVersion: version.runtimeVersion,
       labels: this.o.labels,
     };
+    const sources = objectSources(this.o.client);
+    this.volumes = new PodVolumes(
+      this.o.rootDir ?? join(tmpdir(), `kruise-kubelet-${this.o.nodeName}`),
+      sources,
+      { hostIP, allocatable: nodeCapacity() },
+    );
     this.prober = new Prober({
       cri: this.o.cri,
       hostIP,
@@ -147,8 +158,10 @@ export class LocalNode {
       backoff: new RestartBackoff(this.o.backoffInitialMs, this.o.backoffMaxMs),
       logs,
       events: this.events,
-      envSources: objectSources(this.o.client),
+      envSources: sources,
       allocatable: nodeCapacity(),
+      volumes: this.volumes,
+      volumeResyncMs: this.o.volumeResyncMs,
       retryMs: this.o.retryMs,
       log: this.log,
     });
@@ -219,12 +232,17 @@ export class LocalNode {
     await this.kubelet?.close();
     await this.events.flush();
     this.logs?.removeRootIfEmpty();
+    this.volumes?.removeRootIfEmpty();
   }
 }
 
-/** ConfigMaps and Secrets read from the API server when a container starts (not found: undefined). */
-function objectSources(client: KubeClient): EnvSources {
-  const get = async <T>(resource: typeof Resources.ConfigMap, namespace: string, name: string) => {
+/** ConfigMaps, Secrets, claims and volumes read from the API server when needed (not found: undefined). */
+function objectSources(client: KubeClient): VolumeSources {
+  const get = async <T>(
+    resource: typeof Resources.ConfigMap,
+    namespace: string | undefined,
+    name: string,
+  ) => {
     try {
       return (await client.get(resource, namespace, name)) as T;
     } catch (err) {
@@ -235,5 +253,7 @@ function objectSources(client: KubeClient): EnvSources {
   return {
     configMap: (namespace, name) => get(Resources.ConfigMap, namespace, name),
     secret: (namespace, name) => get(Resources.Secret, namespace, name),
+    claim: (namespace, name) => get(Resources.PersistentVolumeClaim, namespace, name),
+    volume: (name) => get(Resources.PersistentVolume, undefined, name),
   };
 }

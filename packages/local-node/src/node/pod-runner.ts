@@ -30,6 +30,7 @@ import {
   type TerminatedState,
   terminatedOf,
 } from './pod-status.ts';
+import type { PodVolumes } from './pod-volumes.ts';
 import type { Prober } from './prober.ts';
 import type { RestartBackoff } from './restart-backoff.ts';
 
@@ -48,6 +49,10 @@ export interface PodRunnerDeps {
   log: Logger;
   /** Startup, readiness and liveness probes of running containers. */
   prober: Prober;
+  /** The pods' volumes. */
+  volumes: PodVolumes;
+  /** How often a running pod with configMap/secret/downwardAPI/projected volumes is synced again, so they follow their sources (kubelet: 1 min). */
+  volumeResyncMs?: number;
   /** ConfigMaps and Secrets that env values name. */
   envSources: EnvSources;
   /** The node's allocatable resources (limits of containers that set none, for the downward API). */
@@ -101,6 +106,8 @@ export class PodRunner {
       started: Set<string>;
       waiting: Map<string, { reason: string; message?: string }>;
       lastStates: Map<string, TerminatedState>;
+      /** The pod's volumes as last set up (name → directory on the node). */
+      volumes?: Awaited<ReturnType<PodVolumes['setUp']>>;
     }
   >();
 
@@ -195,10 +202,11 @@ export class PodRunner {
       this.d.envSources,
       (w) => this.event(pod, 'Warning', w.reason, w.message),
     );
+    const mounts = this.d.volumes.mounts(container, m.volumes ?? new Map(), env);
     const log = this.d.logs.prepareContainerLog(pod, container.name, attempt);
     const id = await this.d.cri.createContainer(
       sandboxId,
-      containerConfig(pod, container, attempt, log.path, env),
+      containerConfig(pod, container, attempt, log.path, env, mounts),
       sandboxConfig(pod, this.d.node, log.directory),
     );
     await this.d.cri.startContainer(id);
@@ -345,12 +353,22 @@ export class PodRunner {
     }
     if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
     const m = this.mem(pod);
+    const steps: Step[] = [];
+    let mounted = true;
+    try {
+      m.volumes = await this.d.volumes.setUp(pod);
+    } catch (err) {
+      // kubelet's volume manager: the pod waits in ContainerCreating, the event says why.
+      mounted = false;
+      this.event(pod, 'Warning', 'FailedMount', (err as Error).message);
+      steps.push({ waitMs: this.d.retryMs ?? 5000, acted: false });
+    }
     const sandboxId = await this.sandbox(pod);
     const policy = pod.spec.restartPolicy ?? 'Always';
     let history = await this.containers(pod.metadata.uid);
-    const steps: Step[] = [];
     let initialized = true;
     for (const ic of pod.spec.initContainers ?? []) {
+      if (!mounted) break;
       const latest = history.get(ic.name)?.[0];
       if (latest?.state === 'CONTAINER_EXITED' && latest.exitCode === 0) continue;
       initialized = false;
@@ -366,7 +384,7 @@ export class PodRunner {
         );
       break;
     }
-    if (initialized)
+    if (initialized && mounted)
       for (const c of pod.spec.containers ?? [])
         steps.push(await this.step(pod, c, history.get(c.name), sandboxId, policy));
     // Read the runtime again only when a step changed it.
@@ -400,6 +418,8 @@ export class PodRunner {
     };
     await this.writeStatus(pod, computePodStatus(pod, view));
     const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);
+    if ((pod.spec.volumes ?? []).some((v) => v.configMap || v.secret || v.downwardAPI || v.projected))
+      pending.push(this.d.volumeResyncMs ?? 60_000);
     return pending.length ? Math.min(...pending) : undefined;
   }
 
@@ -484,6 +504,7 @@ export class PodRunner {
     }
     this.memory.delete(uid);
     this.d.prober.forgetPod(uid);
+    this.d.volumes.tearDown(uid);
     this.d.backoff.forgetPod(uid);
     this.d.logs.removePod(uid);
   }

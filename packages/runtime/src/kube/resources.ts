@@ -69,6 +69,7 @@ export const Resources = {
   CloneSet: ref(GROUP, VERSION, 'clonesets', 'CloneSet', true),
   ControllerRevision: ref('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true),
   PersistentVolumeClaim: ref('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true),
+  PersistentVolume: ref('', 'v1', 'persistentvolumes', 'PersistentVolume', false),
 } as const;
 
 /** `apiVersion` of a resource. */
