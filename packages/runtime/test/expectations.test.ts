@@ -48,8 +48,10 @@ describe('ScaleExpectations', () => {
       satisfied: false,
       pending: { creations: 2, deletions: 1, creating: ['cs-a', 'cs-b'], deleting: ['cs-old'] },
     });
+    expect([...e.awaitedCreations('ns/cs')].sort()).toEqual(['cs-a', 'cs-b']);
     e.creationObserved('ns/cs', 'cs-a');
     e.creationObserved('ns/cs', 'someone-elses');
+    expect([...e.awaitedCreations('ns/cs')]).toEqual(['cs-b']);
     e.deletionObserved('ns/cs', 'cs-old');
     expect(e.satisfied('ns/cs')).toBe(false);
     e.creationObserved('ns/cs', 'cs-b');
@@ -96,6 +98,10 @@ describe('ScaleExpectations', () => {
     );
     expect(e.satisfied('ns/cs')).toBe(true);
     expect(await timeoutsCounted()).toBe(1);
+    e.expectCreation('ns/cs', 'cs-c');
+    advance(1000);
+    expect(e.awaitedCreations('ns/cs').size).toBe(0);
+    expect(await timeoutsCounted()).toBe(2);
   });
 });
 

@@ -15,6 +15,14 @@ interface OwnerScale {
 const empty = (e: OwnerScale) =>
   e.creations <= 0 && e.deletions <= 0 && e.creating.size === 0 && e.deleting.size === 0;
 
+/** What is pending, for the check's answer and the log line. */
+const describe = (e: OwnerScale) => ({
+  creations: e.creations + e.creating.size,
+  deletions: e.deletions + e.deleting.size,
+  ...(e.creating.size ? { creating: [...e.creating].sort() } : {}),
+  ...(e.deleting.size ? { deleting: [...e.deleting].sort() } : {}),
+});
+
 /**
  * Creations and deletions a controller made for an owner (`namespace/name`) that its cache has not
  * shown yet, so it does not create or delete twice from a stale cache. Expected by count (client-go's
@@ -86,31 +94,31 @@ export class ScaleExpectations {
     if (empty(e)) this.owners.delete(owner);
   }
 
-  /** Whether the owner may act on its cache now; an expectation past the timeout is dropped (logged, counted). */
-  check(owner: string): ExpectationCheck {
+  /** The owner's pending expectations, or undefined when none are left or they timed out (dropped, logged, counted). */
+  private live(owner: string): OwnerScale | undefined {
     const e = this.owners.get(owner);
-    if (!e || empty(e)) {
+    if (!e) return undefined;
+    if (empty(e)) {
       this.owners.delete(owner);
-      return SATISFIED;
+      return undefined;
     }
-    const pending = {
-      creations: e.creations + e.creating.size,
-      deletions: e.deletions + e.deleting.size,
-      ...(e.creating.size ? { creating: [...e.creating].sort() } : {}),
-      ...(e.deleting.size ? { deleting: [...e.deleting].sort() } : {}),
-    };
-    if (this.timeout.expired(e.since)) {
-      this.owners.delete(owner);
-      this.timeout.dropped('scale', owner, pending);
-      return SATISFIED;
-    }
-    return { satisfied: false, retryAfterMs: this.timeout.left(e.since), pending };
+    if (!this.timeout.expired(e.since)) return e;
+    this.owners.delete(owner);
+    this.timeout.dropped('scale', owner, describe(e));
+    return undefined;
   }
 
-  /** Names of objects still awaited to appear for the owner (after `check`'s timeout). */
-  awaitedCreations(owner: string): string[] {
-    this.check(owner);
-    return [...(this.owners.get(owner)?.creating ?? [])].sort();
+  /** Whether the owner may act on its cache now; an expectation past the timeout is dropped (logged, counted). */
+  check(owner: string): ExpectationCheck {
+    const e = this.live(owner);
+    return e
+      ? { satisfied: false, retryAfterMs: this.timeout.left(e.since), pending: describe(e) }
+      : SATISFIED;
+  }
+
+  /** Names of objects still awaited to appear for the owner (a copy; empty once they timed out). */
+  awaitedCreations(owner: string): Set<string> {
+    return new Set(this.live(owner)?.creating);
   }
 
   /** `check(owner).satisfied`. */

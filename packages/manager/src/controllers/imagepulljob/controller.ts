@@ -23,12 +23,16 @@ import {
 } from '@kruise/runtime';
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
 import { trimmedPods } from '../../informers.ts';
-import { labelSelectorMatches } from '../../labels.ts';
 import type { AddOptions } from '../add-options.ts';
-import { changedImageTags } from './event-filter.ts';
+import {
+  changedImageTags,
+  jobsSelectingChangedLabels,
+  jobsSelectingPod,
+  jobsUsingChangedSecret,
+} from './event-filter.ts';
 import { imageTagKey, isActiveJob, jobImage } from './job-image.ts';
 import { SecretSync } from './secrets.ts';
-import { activeScheduledPod, selectNodeImages } from './selection.ts';
+import { selectNodeImages } from './selection.ts';
 import { calculateStatus } from './status.ts';
 import { applyJobTag, type TagSettings } from './tag-spec.ts';
 
@@ -91,24 +95,6 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     },
   });
   const activeJobs = () => jobs.list().filter(isActiveJob);
-  const podChanged = (o: Pod | undefined, n: Pod) => {
-    if (
-      o &&
-      o.spec?.nodeName === n.spec?.nodeName &&
-      JSON.stringify(o.metadata?.labels) === JSON.stringify(n.metadata?.labels) &&
-      activeScheduledPod(o) === activeScheduledPod(n)
-    )
-      return undefined;
-    return activeJobs()
-      .filter(
-        (job) =>
-          job.spec?.podSelector &&
-          job.metadata?.namespace === n.metadata?.namespace &&
-          (labelSelectorMatches(job.spec.podSelector, n.metadata?.labels) ||
-            (o && labelSelectorMatches(job.spec.podSelector, o.metadata?.labels))),
-      )
-      .map(requestFor);
-  };
   return manager
     .newController({
       name: NAME,
@@ -119,38 +105,19 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     .watches(nodeImages, {
       add: () => activeJobs().map(requestFor),
       delete: () => activeJobs().map(requestFor),
-      update: (o, n) => {
-        const queued = [...changedImageTags(o, n)].flatMap((tag) => jobs.byIndex(BY_IMAGE_TAG, tag));
-        if (JSON.stringify(o.metadata?.labels ?? {}) !== JSON.stringify(n.metadata?.labels ?? {})) {
-          for (const job of activeJobs()) {
-            const sel = job.spec?.selector;
-            if (
-              sel &&
-              !sel.names?.length &&
-              labelSelectorMatches(sel, o.metadata?.labels) !== labelSelectorMatches(sel, n.metadata?.labels)
-            )
-              queued.push(job);
-          }
-        }
-        return queued.map(requestFor);
-      },
+      update: (o, n) =>
+        [
+          ...[...changedImageTags(o, n)].flatMap((tag) => jobs.byIndex(BY_IMAGE_TAG, tag)),
+          ...jobsSelectingChangedLabels(activeJobs(), o, n),
+        ].map(requestFor),
     })
     .watches<Pod>(pods, {
-      add: (p) => podChanged(undefined, p),
-      update: podChanged,
-      delete: (p) => podChanged(undefined, p),
+      add: (p) => jobsSelectingPod(activeJobs(), undefined, p).map(requestFor),
+      update: (o, n) => jobsSelectingPod(activeJobs(), o, n).map(requestFor),
+      delete: (p) => jobsSelectingPod(activeJobs(), undefined, p).map(requestFor),
     })
-    .watches(secrets, {
-      update: (o, n) => {
-        if (JSON.stringify(o.data ?? {}) === JSON.stringify(n.data ?? {})) return undefined;
-        return activeJobs()
-          .filter(
-            (job) =>
-              job.metadata?.namespace === n.metadata?.namespace &&
-              job.spec?.pullSecrets?.includes(n.metadata?.name ?? ''),
-          )
-          .map(requestFor);
-      },
+    .watches<Secret>(secrets, {
+      update: (o, n) => jobsUsingChangedSecret(activeJobs(), o, n).map(requestFor),
     });
 }
 
@@ -232,7 +199,8 @@ export class ImagePullJobReconciler {
     const keepSources = new Set((job.spec?.pullSecrets ?? []).map((n) => `${job.metadata?.namespace}/${n}`));
     await this.d.secrets.release(key, keepSources);
     const now = this.d.settings.now();
-    const pendingNodes = this.pendingNodes(key);
+    // Nodes this job tagged whose NodeImage the cache does not show tagged yet (for a minute at most).
+    const pendingNodes = this.expectations.awaitedCreations(key);
     const result = calculateStatus({ job, nodeImages: selected, image, secretRefs, pendingNodes, now });
     for (const [node, state] of result.states)
       if (state !== 'notSynced') this.expectations.creationObserved(key, node);
@@ -272,11 +240,6 @@ export class ImagePullJobReconciler {
       };
     }
     return undefined;
-  }
-
-  /** Nodes this job tagged whose NodeImage the cache does not show tagged yet (dropped after a minute). */
-  private pendingNodes(key: string): Set<string> {
-    return new Set(this.expectations.awaitedCreations(key));
   }
 
   private async syncNodeImage(

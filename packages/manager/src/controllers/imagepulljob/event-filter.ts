@@ -1,5 +1,8 @@
-import type { NodeImage } from '@kruise/api';
+import type { ImagePullJob, NodeImage } from '@kruise/api';
+import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
+import { labelSelectorMatches } from '../../labels.ts';
 import { imageTagKey } from './job-image.ts';
+import { activeScheduledPod } from './selection.ts';
 
 /**
  * The `name:tag` pairs whose spec tag or status tag differ between two versions of a NodeImage:
@@ -26,4 +29,58 @@ export function changedImageTags(oldNi: NodeImage | undefined, newNi: NodeImage 
   for (const [k, v] of a) if (b.get(k) !== v) changed.add(k);
   for (const k of b.keys()) if (!a.has(k)) changed.add(k);
   return changed;
+}
+
+/** The active jobs whose label selector (not a names list) matches one version of a NodeImage's labels and not the other. */
+export function jobsSelectingChangedLabels(
+  active: ImagePullJob[],
+  oldNi: NodeImage,
+  newNi: NodeImage,
+): ImagePullJob[] {
+  if (JSON.stringify(oldNi.metadata?.labels ?? {}) === JSON.stringify(newNi.metadata?.labels ?? {}))
+    return [];
+  return active.filter((job) => {
+    const sel = job.spec?.selector;
+    return (
+      sel &&
+      !sel.names?.length &&
+      labelSelectorMatches(sel, oldNi.metadata?.labels) !== labelSelectorMatches(sel, newNi.metadata?.labels)
+    );
+  });
+}
+
+/**
+ * The active podSelector jobs a pod event concerns (`oldPod` undefined for an add or delete): none
+ * when node, labels and being active and scheduled are unchanged; else those in the pod's namespace
+ * whose selector matches the pod before or after.
+ */
+export function jobsSelectingPod(active: ImagePullJob[], oldPod: Pod | undefined, pod: Pod): ImagePullJob[] {
+  if (
+    oldPod &&
+    oldPod.spec?.nodeName === pod.spec?.nodeName &&
+    JSON.stringify(oldPod.metadata?.labels) === JSON.stringify(pod.metadata?.labels) &&
+    activeScheduledPod(oldPod) === activeScheduledPod(pod)
+  )
+    return [];
+  return active.filter(
+    (job) =>
+      job.spec?.podSelector &&
+      job.metadata?.namespace === pod.metadata?.namespace &&
+      (labelSelectorMatches(job.spec.podSelector, pod.metadata?.labels) ||
+        (oldPod && labelSelectorMatches(job.spec.podSelector, oldPod.metadata?.labels))),
+  );
+}
+
+/** The active jobs pulling with a secret whose data changed. */
+export function jobsUsingChangedSecret(
+  active: ImagePullJob[],
+  oldSecret: Secret,
+  secret: Secret,
+): ImagePullJob[] {
+  if (JSON.stringify(oldSecret.data ?? {}) === JSON.stringify(secret.data ?? {})) return [];
+  return active.filter(
+    (job) =>
+      job.metadata?.namespace === secret.metadata?.namespace &&
+      job.spec?.pullSecrets?.includes(secret.metadata?.name ?? ''),
+  );
 }
