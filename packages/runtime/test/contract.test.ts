@@ -72,6 +72,29 @@ describe('the controller contract', () => {
     await sleep(100);
     expect(seen).toEqual([{ namespace: 'contract', name: 'parent' }]);
     expect(builder.controller.counts.success).toBeGreaterThanOrEqual(3);
+    // An update that moves the child to another owner queues both; its deletion settles the new owner's expectation.
+    const other = await client.create(Resources.ConfigMap, {
+      metadata: { name: 'parent2', namespace: 'contract' },
+    });
+    await eventually(() => seen.some((r) => r.name === 'parent2'));
+    seen.length = 0;
+    await client.mergePatch(Resources.Secret, 'contract', 'child', {
+      metadata: {
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'parent2',
+            uid: other.metadata?.uid,
+            controller: true,
+          },
+        ],
+      },
+    });
+    await eventually(() => seen.some((r) => r.name === 'parent') && seen.some((r) => r.name === 'parent2'));
+    expectations.expectDeletion('contract/parent2', 'child');
+    await client.delete(Resources.Secret, 'contract', 'child');
+    await eventually(() => expectations.satisfied('contract/parent2'));
     await manager.stop();
   });
 

@@ -90,7 +90,10 @@ export class ControllerBuilder {
   }
 
   /** Any kind, with its own mapping (a function applies to every event, given the newest object). */
-  watches<T extends KubeObject>(informer: Informer<T>, map: EventMapper<T> | ((obj: T) => Requests)): this {
+  watches<T extends KubeObject>(
+    informer: Informer<T>,
+    map: EventMapper<NoInfer<T>> | ((obj: NoInfer<T>) => Requests),
+  ): this {
     const m: EventMapper<T> =
       typeof map === 'function' ? { add: map, update: (_o, n) => map(n), delete: map } : map;
     informer.addEventHandler({

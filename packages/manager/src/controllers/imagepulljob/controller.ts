@@ -111,12 +111,12 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
           ...jobsSelectingChangedLabels(activeJobs(), o, n),
         ].map(requestFor),
     })
-    .watches<Pod>(pods, {
+    .watches(pods, {
       add: (p) => jobsSelectingPod(activeJobs(), undefined, p).map(requestFor),
       update: (o, n) => jobsSelectingPod(activeJobs(), o, n).map(requestFor),
       delete: (p) => jobsSelectingPod(activeJobs(), undefined, p).map(requestFor),
     })
-    .watches<Secret>(secrets, {
+    .watches(secrets, {
       update: (o, n) => jobsUsingChangedSecret(activeJobs(), o, n).map(requestFor),
     });
 }
