@@ -173,6 +173,61 @@ describe('server-side apply (pinned kubectl)', () => {
     expect(managers(await getJson('configmap', 'made'))).toEqual(['kubectl-create/Update']);
   });
 
+  it('merges a CRD list by its x-kubernetes-list-map-keys between two appliers', async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              parts:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    size: {type: integer}
+              tags:
+                type: array
+                items: {type: string}
+`;
+    expect((await s.kubectl(['apply', '-f', '-'], crd)).code).toBe(0);
+    const widget = (manager: string, part: string, size: number, tags: string) =>
+      s.kubectl(
+        ['apply', '--server-side', `--field-manager=${manager}`, '-f', '-'],
+        `apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {parts: [{name: ${part}, size: ${size}}], tags: [${tags}]}\n`,
+      );
+    expect((await widget('left', 'a', 1, 'x')).out).toBe('widget.example.com/w serverside-applied\n');
+    expect((await widget('right', 'b', 2, 'x')).code).toBe(0);
+    const obj = await getJson('widget', 'w');
+    expect(obj.spec.parts).toEqual([
+      { name: 'a', size: 1 },
+      { name: 'b', size: 2 },
+    ]);
+    const right = obj.metadata.managedFields.find((e: any) => e.manager === 'right');
+    expect(right.fieldsV1).toEqual({
+      'f:spec': { 'f:parts': { 'k:{"name":"b"}': { '.': {}, 'f:name': {}, 'f:size': {} } }, 'f:tags': {} },
+    });
+    // A list without a list type is atomic: a different value is a conflict on the whole list.
+    const clash = await widget('right', 'b', 2, 'y');
+    expect(clash.err).toContain('Apply failed with 1 conflict: conflict with "left": .spec.tags');
+  });
+
   it('requires a field manager for apply and refuses force on other patches, as kube-apiserver', async () => {
     const path = '/api/v1/namespaces/default/configmaps/csa';
     const noManager = await rawRequest(s.cp, 'PATCH', path, {
