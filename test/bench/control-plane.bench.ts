@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { withConnectionReuse } from '@kruise/runtime';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { benchApplyCost } from './control-plane-apply.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
 import { figure, sideBySide } from './figures.ts';
 import { quantile } from './stats.ts';
@@ -145,6 +146,7 @@ export async function benchControlPlane(): Promise<void> {
       unit: 'ms',
     });
     figure('control-plane.watch-fanout-p99', p99s);
+    await benchApplyCost(cp.kubeconfigPath, () => cpuSeconds(pid));
   } finally {
     await cp.stop();
   }

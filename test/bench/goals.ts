@@ -31,6 +31,11 @@ export const GOALS = {
     unit: '/s',
     atLeast: 2000,
   },
+  'control-plane.apply-vs-merge-patch': {
+    what: 'server CPU per server-side apply of a Deployment, as a multiple of a merge patch of the same change',
+    unit: 'x',
+    atMost: 3,
+  },
   'control-plane.watch-fanout-p99': {
     what: 'control-plane watch fan-out p99, 50 watchers (write start -> event received)',
     unit: 'ms',
