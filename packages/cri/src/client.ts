@@ -8,6 +8,7 @@ import type { ContainerStatusResponse__Output } from './generated/runtime/v1/Con
 import type { ExecSyncResponse__Output } from './generated/runtime/v1/ExecSyncResponse.ts';
 import type { ImageFsInfoResponse__Output } from './generated/runtime/v1/ImageFsInfoResponse.ts';
 import type { ImageStatusResponse__Output } from './generated/runtime/v1/ImageStatusResponse.ts';
+import type { LinuxContainerResources } from './generated/runtime/v1/LinuxContainerResources.ts';
 import type { ListContainersResponse__Output } from './generated/runtime/v1/ListContainersResponse.ts';
 import type { ListImagesResponse__Output } from './generated/runtime/v1/ListImagesResponse.ts';
 import type { ListPodSandboxResponse__Output } from './generated/runtime/v1/ListPodSandboxResponse.ts';
@@ -140,6 +141,15 @@ export class CriClient {
   /** Containers. */
   listContainers(filter?: ContainerFilter, options?: CallOptions): Promise<ListContainersResponse__Output> {
     return this.call(this.runtime, 'ListContainers', filter ? { filter } : {}, options);
+  }
+
+  /** Changes a running container's cgroup limits in place (in-place resize). */
+  async updateContainerResources(
+    containerId: string,
+    linux: LinuxContainerResources,
+    options?: CallOptions,
+  ): Promise<void> {
+    await this.call(this.runtime, 'UpdateContainerResources', { containerId, linux }, options);
   }
 
   /** One container's status. */

@@ -12,9 +12,11 @@ import {
   kubeletContainerHash,
 } from '@kruise/api';
 import type { ContainerConfig } from '@kruise/cri/generated/runtime/v1/ContainerConfig';
+import type { LinuxContainerResources } from '@kruise/cri/generated/runtime/v1/LinuxContainerResources';
 import type { Mount } from '@kruise/cri/generated/runtime/v1/Mount';
 import type { PodSandboxConfig } from '@kruise/cri/generated/runtime/v1/PodSandboxConfig';
 import type { Container } from 'kubernetes-types/core/v1.js';
+import type { ComputeResources } from './container-resources.ts';
 import { expandCommandAndArgs } from './env-expansion.ts';
 import type { BoundPod } from './pod-runner.ts';
 
@@ -33,6 +35,8 @@ export const KubeletKeys = {
   terminationGracePeriod: CRI_POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
   /** Not kubelet's: marks sandboxes this local node made, so it cleans up only its own. */
   localNode: 'kruise.io/local-node',
+  /** Not kubelet's (kubelet reads them back from the runtime): the cpu/memory a container was created with. */
+  resources: 'kruise.io/local-node-resources',
 } as const;
 
 /** The host-network namespaces every local-node pod uses (there is no CNI on the local node). */
@@ -57,7 +61,8 @@ export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', at
 /**
  * The CRI container config of one of a pod's containers at restart `attempt`, labelled as kubelet
  * labels it, its log at `logPath` (relative to the sandbox's log directory), its environment `env`
- * (resolved by resolveEnv) with `$(VAR)` in command and args expanded from it, and its volume `mounts`.
+ * (resolved by resolveEnv) with `$(VAR)` in command and args expanded from it, its volume `mounts`
+ * and its cgroup `resources`.
  */
 export function containerConfig(
   pod: BoundPod,
@@ -66,6 +71,7 @@ export function containerConfig(
   logPath = '',
   env: Map<string, string> = new Map(),
   mounts: Mount[] = [],
+  resources?: { applied: ComputeResources; linux: LinuxContainerResources },
 ): ContainerConfig {
   const { command, args } = expandCommandAndArgs(container, env);
   const m = pod.metadata;
@@ -79,6 +85,7 @@ export function containerConfig(
   if (container.lifecycle?.preStop)
     annotations[KubeletKeys.preStopHandler] = JSON.stringify(container.lifecycle.preStop);
   if (container.ports?.length) annotations[KubeletKeys.ports] = JSON.stringify(container.ports);
+  if (resources) annotations[KubeletKeys.resources] = JSON.stringify(resources.applied);
   return {
     metadata: { name: container.name, attempt },
     image: { image: container.image },
@@ -95,6 +102,6 @@ export function containerConfig(
     },
     annotations,
     logPath,
-    linux: { securityContext: { namespaceOptions: HOST_NETWORK } },
+    linux: { resources: resources?.linux, securityContext: { namespaceOptions: HOST_NETWORK } },
   };
 }

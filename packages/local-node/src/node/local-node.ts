@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { CriClient } from '@kruise/cri/client';
 import {
@@ -160,6 +160,7 @@ export class LocalNode {
       events: this.events,
       envSources: sources,
       allocatable: nodeCapacity(),
+      memoryCapacityBytes: totalmem(),
       volumes: this.volumes,
       volumeResyncMs: this.o.volumeResyncMs,
       retryMs: this.o.retryMs,

@@ -18,6 +18,13 @@ import {
 } from '@kruise/runtime';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { type EnvSources, resolveEnv } from './container-env.ts';
+import {
+  type ComputeResources,
+  changedResources,
+  computeResourcesOf,
+  infeasibleResize,
+  linuxResources,
+} from './container-resources.ts';
 import { containerConfig, KubeletKeys, sandboxConfig } from './kubelet-metadata.ts';
 import type { PodLogs } from './pod-logs.ts';
 import {
@@ -49,6 +56,8 @@ export interface PodRunnerDeps {
   log: Logger;
   /** Startup, readiness and liveness probes of running containers. */
   prober: Prober;
+  /** The machine's memory (Burstable pods' oom_score_adj is scaled by it). */
+  memoryCapacityBytes: number;
   /** The pods' volumes. */
   volumes: PodVolumes;
   /** How often a running pod with configMap/secret/downwardAPI/projected volumes is synced again, so they follow their sources (kubelet: 1 min). */
@@ -89,7 +98,16 @@ export function runtimeContainerOf(c: CriContainer, status: ContainerStatus__Out
     image: c.image?.image ?? '',
     imageRef: status.imageRef ?? '',
     hash: parseKubeletContainerHash(c.annotations?.[KubeletKeys.hash]),
+    resources: readResources(c.annotations?.[KubeletKeys.resources]),
   };
+}
+
+function readResources(text: string | undefined): ComputeResources | undefined {
+  try {
+    return text ? (JSON.parse(text) as ComputeResources) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -106,6 +124,10 @@ export class PodRunner {
       started: Set<string>;
       waiting: Map<string, { reason: string; message?: string }>;
       lastStates: Map<string, TerminatedState>;
+      /** Per container: the cpu/memory allocated to it and applied to its cgroups. */
+      resources: Map<string, { allocated: ComputeResources; applied: ComputeResources }>;
+      /** Why the last resize could not be allocated. */
+      resizePending?: { reason: string; message: string };
       /** The pod's volumes as last set up (name → directory on the node). */
       volumes?: Awaited<ReturnType<PodVolumes['setUp']>>;
     }
@@ -119,7 +141,7 @@ export class PodRunner {
     const uid = pod.metadata.uid;
     let m = this.memory.get(uid);
     if (!m) {
-      m = { started: new Set(), waiting: new Map(), lastStates: new Map() };
+      m = { started: new Set(), waiting: new Map(), lastStates: new Map(), resources: new Map() };
       // After a restart of the local node, what it knew is in the pod status.
       for (const s of [
         ...(pod.status?.containerStatuses ?? []),
@@ -203,13 +225,16 @@ export class PodRunner {
       (w) => this.event(pod, 'Warning', w.reason, w.message),
     );
     const mounts = this.d.volumes.mounts(container, m.volumes ?? new Map(), env);
+    const applied = computeResourcesOf(container);
+    const linux = linuxResources(pod, applied, this.d.memoryCapacityBytes);
     const log = this.d.logs.prepareContainerLog(pod, container.name, attempt);
     const id = await this.d.cri.createContainer(
       sandboxId,
-      containerConfig(pod, container, attempt, log.path, env, mounts),
+      containerConfig(pod, container, attempt, log.path, env, mounts, { applied, linux }),
       sandboxConfig(pod, this.d.node, log.directory),
     );
     await this.d.cri.startContainer(id);
+    m.resources.set(container.name, { allocated: applied, applied });
     m.started.delete(container.name);
     const postStart = container.lifecycle?.postStart;
     if (postStart) {
@@ -271,7 +296,7 @@ export class PodRunner {
           return await this.restart(pod, container, history!, stopped ?? latest, sandboxId);
         }
         const failed = this.d.prober.failure(latest.id);
-        if (!failed) return { waitMs: 0, acted: false };
+        if (!failed) return await this.resize(pod, container, history!, latest, sandboxId);
         // A failed liveness or startup probe: killed, and started again unless the policy is Never.
         const again = policy !== 'Never';
         await this.kill(pod, latest, container, failed.graceSeconds ?? grace, {
@@ -311,6 +336,55 @@ export class PodRunner {
       );
       return { waitMs: this.d.retryMs ?? 5000, acted: true };
     }
+  }
+
+  /**
+   * kubelet 1.33's in-place resize of a running container whose cpu/memory spec differs from what
+   * it was given: Infeasible (PodResizePending) when the pod's requests exceed the node's
+   * allocatable; else allocated, and applied with UpdateContainerResources — or, when the
+   * container's resizePolicy says RestartContainer for a changed resource, by a restart.
+   */
+  private async resize(
+    pod: BoundPod,
+    container: Container,
+    history: RuntimeContainer[],
+    latest: RuntimeContainer,
+    sandboxId: string,
+  ): Promise<Step> {
+    const m = this.mem(pod);
+    const desired = computeResourcesOf(container);
+    const known = m.resources.get(container.name);
+    const applied = known?.applied ?? latest.resources ?? desired;
+    const changed = changedResources(applied, desired);
+    if (!changed.length) {
+      m.resizePending = undefined;
+      if (!known) m.resources.set(container.name, { allocated: applied, applied });
+      return { waitMs: 0, acted: false };
+    }
+    const infeasible = infeasibleResize(pod, this.d.allocatable);
+    if (infeasible) {
+      m.resizePending = { reason: 'Infeasible', message: infeasible };
+      m.resources.set(container.name, { allocated: known?.allocated ?? applied, applied });
+      return { waitMs: 0, acted: false };
+    }
+    m.resizePending = undefined;
+    const restart = changed.some(
+      (r) => container.resizePolicy?.find((p) => p.resourceName === r)?.restartPolicy === 'RestartContainer',
+    );
+    if (restart) {
+      await this.kill(pod, latest, container, pod.spec.terminationGracePeriodSeconds ?? 30, {
+        reason: 'Killing',
+        message: `Container ${container.name} resize requires restart`,
+      });
+      const stopped = await this.container(latest);
+      return await this.restart(pod, container, history, stopped ?? latest, sandboxId);
+    }
+    await this.d.cri.updateContainerResources(
+      latest.id,
+      linuxResources(pod, desired, this.d.memoryCapacityBytes),
+    );
+    m.resources.set(container.name, { allocated: desired, applied: desired });
+    return { waitMs: 0, acted: true };
   }
 
   /** Starts attempt + 1 of a container whose `previous` instance has exited, then removes the older ones. */
@@ -415,6 +489,8 @@ export class PodRunner {
       runtimeName: this.d.runtimeName,
       hostIP: this.d.hostIP,
       probes: this.d.prober,
+      resources: m.resources,
+      resizePending: m.resizePending,
     };
     await this.writeStatus(pod, computePodStatus(pod, view));
     const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);
@@ -435,10 +511,22 @@ export class PodRunner {
         ),
       );
     if (view(pod.status as Record<string, unknown> | undefined) === view(status)) return;
+    // Conditions kubelet set before and no longer wants go, as kubelet's status patch removes them.
+    const gone = (pod.status?.conditions ?? []).filter(
+      (c) => KUBELET_CONDITIONS.has(c.type) && !status.conditions.some((n) => n.type === c.type),
+    );
+    const body = gone.length
+      ? {
+          status: {
+            ...status,
+            conditions: [...status.conditions, ...gone.map((c) => ({ type: c.type, $patch: 'delete' }))],
+          },
+        }
+      : { status };
     await this.d.client.request(
       'PATCH',
       `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace)}/pods/${encodeURIComponent(pod.metadata.name)}/status`,
-      { body: { status }, contentType: 'application/strategic-merge-patch+json' },
+      { body, contentType: 'application/strategic-merge-patch+json' },
     );
   }
 
@@ -511,4 +599,11 @@ export class PodRunner {
 }
 
 /** The pod conditions kubelet owns; the others (readiness gates) belong to their controllers. */
-const KUBELET_CONDITIONS = new Set(['Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+const KUBELET_CONDITIONS = new Set([
+  'Initialized',
+  'Ready',
+  'ContainersReady',
+  'PodScheduled',
+  'PodResizePending',
+  'PodResizeInProgress',
+]);

@@ -8,6 +8,7 @@ import type {
   PodSpec,
   PodStatus,
 } from 'kubernetes-types/core/v1.js';
+import { type ComputeResources, podQOSClass } from './container-resources.ts';
 
 /** One CRI container of a pod, as the local node sees it. */
 export interface RuntimeContainer {
@@ -27,6 +28,8 @@ export interface RuntimeContainer {
   imageRef: string;
   /** kubelet's container hash recorded on the container (0 when missing). */
   hash: number;
+  /** The cpu/memory the container was created with (undefined for containers of older local nodes). */
+  resources?: ComputeResources;
 }
 
 /** A container's `terminated` state as the pod status shows it. */
@@ -46,6 +49,10 @@ export interface PodRuntimeView {
   initialized: boolean;
   runtimeName: string;
   hostIP: string;
+  /** Per container: the cpu/memory allocated to it and applied to its cgroups (kubelet 1.33 status). */
+  resources?: Map<string, { allocated: ComputeResources; applied: ComputeResources }>;
+  /** Why a resize waits (PodResizePending), if it does. */
+  resizePending?: { reason: string; message: string };
   /** What the probes say of a running container (no probes: started and ready). */
   probes?: { started(id: string): boolean; ready(id: string): boolean };
 }
@@ -97,6 +104,9 @@ export function containerStatus(spec: Container, view: PodRuntimeView): Containe
     lastState: last ? { terminated: last } : {},
   };
   if (c) base.containerID = `${view.runtimeName}://${c.id}`;
+  const res = view.resources?.get(spec.name);
+  if (res && Object.keys(res.allocated.requests).length) base.allocatedResources = res.allocated.requests;
+  if (res && c?.state === 'CONTAINER_RUNNING') base.resources = structuredClone(res.applied);
   const waiting = view.waiting.get(spec.name);
   if (c?.state === 'CONTAINER_RUNNING' && !waiting) {
     base.state = { running: { startedAt: c.startedAt ?? kubeTime() } };
@@ -166,6 +176,14 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
     ),
     condition(old, 'PodScheduled', true),
   ];
+  if (view.resizePending)
+    conditions.push({
+      type: 'PodResizePending',
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: old.find((c) => c.type === 'PodResizePending')?.lastTransitionTime ?? kubeTime(),
+      ...view.resizePending,
+    });
   return {
     phase: podPhase(spec, statuses, view.initialized),
     conditions,
@@ -176,7 +194,7 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
     startTime: pod.status?.startTime ?? kubeTime(),
     ...(initStatuses.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
-    qosClass: pod.status?.qosClass ?? 'BestEffort',
+    qosClass: pod.status?.qosClass ?? podQOSClass(pod),
   };
 }
 
