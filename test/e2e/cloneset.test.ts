@@ -47,7 +47,7 @@ const get = async (name: string) => (await sys.client.get(Resources.CloneSet, 'd
 const settled = (
   name: string,
   check: (s: NonNullable<CloneSet['status']>, p: Pod[]) => boolean,
-  ms = 60_000,
+  ms = 40_000,
 ) =>
   until(async () => {
     const cs = await get(name);
@@ -134,7 +134,13 @@ describe('CloneSet on a real node', () => {
     );
     expect(s.expectedUpdatedReplicas).toBe(1);
     expect((await pods('canary')).map((p) => status(p).image).sort()).toEqual([image('v1'), image('v2')]);
-    await setImage('canary', image('v1'));
+    // back to the first template with the partition lifted: the canary returns in place
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'canary', {
+      spec: {
+        updateStrategy: { partition: 0 },
+        template: { spec: { containers: [{ name: 'app', image: image('v1'), command: LOOP }] } },
+      },
+    });
     const back = await settled(
       'canary',
       (st) => st.updateRevision === first && st.updatedAvailableReplicas === 2,
@@ -165,14 +171,23 @@ describe('CloneSet on a real node', () => {
     await sys.client.mergePatch(Resources.Pod, 'default', name, {
       metadata: { labels: { 'apps.kruise.io/specified-delete': 'true' } },
     });
+    // held: PreparingDelete and not Ready (KruisePodReady False), not deleted
     const held = await until(async () => {
       const p = (await sys.client.get(Resources.Pod, 'default', name)) as Pod;
-      return p.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status === 'False'
+      const ready = p.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status;
+      return ready === 'False' && p.metadata?.labels?.['lifecycle.apps.kruise.io/state'] === 'PreparingDelete'
         ? p
         : undefined;
     });
-    expect(held.metadata!.labels!['lifecycle.apps.kruise.io/state']).toBe('PreparingDelete');
     expect(held.metadata!.deletionTimestamp).toBeUndefined();
+    expect(held.status!.conditions!.find((c: { type: string }) => c.type === 'KruisePodReady')).toMatchObject(
+      {
+        status: 'False',
+        message: '[{"userAgent":"Lifecycle","key":"preDeleteHook"}]',
+      },
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await pods('hooked')).map((p) => p.metadata!.name)).toContain(name);
     await sys.client.mergePatch(Resources.Pod, 'default', name, {
       metadata: { labels: { 'example.io/block': null } },
     });
