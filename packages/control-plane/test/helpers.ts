@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { ControlPlane } from '../src/index.ts';
@@ -42,7 +43,7 @@ export function rawRequest(
   method: string,
   path: string,
   options: { body?: string; headers?: Record<string, string>; token?: string } = {},
-): Promise<{ code: number; body: any }> {
+): Promise<{ code: number; body: any; headers: IncomingHttpHeaders }> {
   const url = new URL(cp.url + path);
   return new Promise((resolve, reject) => {
     request(
@@ -62,7 +63,11 @@ export function rawRequest(
         let text = '';
         res.on('data', (c) => (text += c));
         res.on('end', () =>
-          resolve({ code: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }),
+          resolve({
+            code: res.statusCode ?? 0,
+            body: text ? JSON.parse(text) : undefined,
+            headers: res.headers,
+          }),
         );
       },
     )

@@ -21,7 +21,7 @@ const log = (name: string, method = 'GET') =>
 describe('pods/log', () => {
   it('is empty for a pod on no node yet', async () => {
     await pod('pending');
-    expect(await log('pending')).toEqual({ code: 200, body: undefined });
+    expect(await log('pending')).toMatchObject({ code: 200, body: undefined });
   });
 
   it('reports an unreachable kubelet with the address it tried, as kube-apiserver does', async () => {

@@ -112,4 +112,22 @@ describe('the official Python client against the control plane', () => {
     });
     expect(r.delete.details.uid).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  it('refuses a ConfigMap whose data holds a number (400) and stores nothing', async () => {
+    const { create, stored } = await run('configmap_data_number');
+    expect(create.code).toBe(400);
+    expect(create.body.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
+    );
+    expect(stored).toBe(false);
+  });
+
+  it('honours fieldValidation=Strict for a built-in kind', async () => {
+    const { strict, stored } = await run('strict');
+    expect(strict.code).toBe(400);
+    expect(strict.body.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"',
+    );
+    expect(stored).toBe(false);
+  });
 });

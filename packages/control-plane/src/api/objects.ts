@@ -3,6 +3,7 @@ import { ApiError, alreadyExists, badRequest, conflict, forbidden, invalid, notF
 import { resizedPod } from '../registry/builtins/pod-update.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
+import { decodeBuiltin } from '../schemas/builtin-kinds.ts';
 import { recordUpdate } from '../ssa/field-manager.ts';
 import type { Entry, Store } from '../store/store.ts';
 import { deepEqual } from '../util/deep-equal.ts';
@@ -156,6 +157,7 @@ export class ObjectService {
     options: WriteOptions,
   ): Promise<KubeObject> {
     this.checkKind(type, body);
+    decodeBuiltin(type, body, options);
     const obj = body;
     const meta = obj.metadata!;
     if (!meta.name && meta.generateName) meta.name = generatedName(String(meta.generateName));
@@ -244,6 +246,7 @@ export class ObjectService {
       if ('body' in input) {
         desired = clone(input.body);
         this.checkKind(type, desired);
+        decodeBuiltin(type, desired, options);
         if (desired.metadata!.name && desired.metadata!.name !== name) {
           throw badRequest(
             `the name of the object (${desired.metadata!.name}) does not match the name on the URL (${name})`,
@@ -275,6 +278,7 @@ export class ObjectService {
       } else {
         desired = input.patch(clone(old));
         this.checkKind(type, desired);
+        decodeBuiltin(type, desired, options);
         const uid = desired.metadata!.uid;
         if (uid !== undefined && uid !== old.metadata?.uid) {
           throw invalid(type.kind, type.group, name, [

@@ -13,7 +13,7 @@ import { resourceKey } from '../registry/types.ts';
 import type { HandlerDeps } from './deps.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.ts';
 import { sendObject } from './negotiation.ts';
-import { groupVersionOfPath, openApiV3Document, openApiV3Index } from './openapi.ts';
+import { groupVersionOfPath, openApiV2Document, openApiV3Document, openApiV3Index } from './openapi.ts';
 import { parseRequestInfo, type RequestInfo } from './request-info.ts';
 import { ResourceHandler } from './resource-handler.ts';
 import { sendJson } from './respond.ts';
@@ -110,6 +110,17 @@ export class ApiHandler {
     if (path === '/api') return sendJson(res, 200, apiVersions());
     if (path === '/apis') return sendJson(res, 200, apiGroupList(registry));
     if (path === '/openapi/v3') return sendJson(res, 200, openApiV3Index(registry));
+    if (path === '/openapi/v2') {
+      // Served as JSON only: a client that accepts only the protobuf form gets a 406.
+      const accept = String(req.headers.accept ?? '');
+      if (accept && !/json|\*\/\*/.test(accept))
+        throw new ApiError(
+          406,
+          'NotAcceptable',
+          'only the following media types are accepted: application/json',
+        );
+      return sendJson(res, 200, openApiV2Document(registry));
+    }
     if (path.startsWith('/openapi/v3/')) {
       const gv = groupVersionOfPath(path.slice('/openapi/v3/'.length));
       if (gv && apiResourceList(registry, gv.group, gv.version))

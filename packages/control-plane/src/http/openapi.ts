@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import { apiVersionOf, type ResourceType } from '../registry/types.ts';
+import { builtinDefinition, builtinSchemas } from '../schemas/builtin-kinds.ts';
+import { definitionClosure } from '../schemas/openapi-closure.ts';
 
 function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
@@ -26,6 +28,52 @@ export function openApiV3Index(registry: ResourceRegistry) {
 
 const defName = (t: ResourceType) => `${t.group || 'core'}.${t.version}.${t.kind}`.replace(/\//g, '.');
 
+const gvk = (t: ResourceType) => ({ group: t.group, version: t.version, kind: t.kind });
+
+/** A custom resource's (or a kind without a Kubernetes schema) definition: its CRD schema with the object fields. */
+function customResourceSchema(t: ResourceType): Record<string, any> {
+  const schema = t.schema
+    ? structuredClone(t.schema)
+    : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  schema.properties = {
+    ...schema.properties,
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  };
+  schema['x-kubernetes-group-version-kind'] = [gvk(t)];
+  return schema;
+}
+
+/**
+ * `/openapi/v2`: one Swagger 2.0 document with the definitions of every served kind (Kubernetes'
+ * own for built-ins, the CRD schema for custom resources), for kubectl explain and validation.
+ */
+export function openApiV2Document(registry: ResourceRegistry) {
+  const definitions: Record<string, unknown> = {};
+  const paths: Record<string, unknown> = {};
+  for (const t of registry.all()) {
+    const builtin = builtinDefinition(t);
+    if (builtin) {
+      Object.assign(definitions, definitionClosure(builtinSchemas, [builtin], 'v2'));
+      const own = definitions[builtin] as Record<string, any>;
+      const kinds = own['x-kubernetes-group-version-kind'] ?? [];
+      definitions[builtin] = { ...own, 'x-kubernetes-group-version-kind': [...kinds, gvk(t)] };
+    } else if (!t.virtual) definitions[defName(t)] = customResourceSchema(t);
+    const ref = { $ref: `#/definitions/${builtin ?? defName(t)}` };
+    const base = `/${gvPath(t.group, t.version)}${t.namespaced ? '/namespaces/{namespace}' : ''}/${t.plural}`;
+    paths[`${base}/{name}`] = {
+      get: {
+        operationId: `read${t.kind}`,
+        'x-kubernetes-action': 'get',
+        'x-kubernetes-group-version-kind': gvk(t),
+        responses: { '200': { description: 'OK', schema: ref } },
+      },
+    };
+  }
+  return { swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.33.0' }, paths, definitions };
+}
+
 function operation(t: ResourceType, action: string, withFieldValidation: boolean) {
   return {
     operationId: `${action}${t.kind}`,
@@ -41,7 +89,11 @@ function operation(t: ResourceType, action: string, withFieldValidation: boolean
     responses: {
       '200': {
         description: 'OK',
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${defName(t)}` } } },
+        content: {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${builtinDefinition(t) ?? defName(t)}` },
+          },
+        },
       },
     },
   };
@@ -65,17 +117,13 @@ export function openApiV3Document(registry: ResourceRegistry, group: string, ver
         delete: operation(t, 'delete', false),
       };
     }
-    const schema = t.schema
-      ? structuredClone(t.schema)
-      : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-    schema.properties = {
-      ...schema.properties,
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-    };
-    schema['x-kubernetes-group-version-kind'] = [{ group: t.group, version: t.version, kind: t.kind }];
-    schemas[defName(t)] = schema;
+    const builtin = builtinDefinition(t);
+    if (builtin) {
+      Object.assign(schemas, definitionClosure(builtinSchemas, [builtin], 'v3'));
+      schemas[builtin] = { ...(schemas[builtin] as object), 'x-kubernetes-group-version-kind': [gvk(t)] };
+      continue;
+    }
+    schemas[defName(t)] = customResourceSchema(t);
   }
   return {
     openapi: '3.0.0',

@@ -106,7 +106,8 @@ export class ResourceHandler {
       if (warnings.length && !res.headersSent)
         res.setHeader(
           'Warning',
-          warnings.map((w) => `299 - "${w.replace(/"/g, "'")}"`),
+          // RFC 7234 warn-text: a quoted string with `"` and `\` escaped (kubectl unescapes it).
+          warnings.map((w) => `299 - "${w.replace(/[\\"]/g, (c) => `\\${c}`)}"`),
         );
       sendObject(res, code, body, accept, rawJson);
     };

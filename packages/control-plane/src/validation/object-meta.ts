@@ -1,6 +1,7 @@
 import { invalid, type StatusCause } from '../errors.ts';
 import { dns1123LabelError, dns1123SubdomainError, labelCauses } from '../registry/builtins/validation.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
+import { builtinSchemaCauses } from '../schemas/builtin-kinds.ts';
 import { applySchemaDefaults, pruneUnknownFields, validateAgainstSchema } from './openapi-schema.ts';
 import { ownerReferenceCauses } from './owner-references.ts';
 
@@ -94,5 +95,14 @@ export function validateObject(
     validateAgainstSchema(rest, schema, '', causes);
   }
   if (type.validate) causes.push(...type.validate(obj, old, subresource));
+  // The schema's required fields and enums where kube-apiserver's own rules (above) said nothing of
+  // that field; metadata and status have their own rules only.
+  const reported = new Set(causes.map((c) => c.field));
+  for (const c of builtinSchemaCauses(type, obj)) {
+    const top = c.field?.split(/[.[]/)[0];
+    if (top === 'metadata' || top === 'status' || reported.has(c.field)) continue;
+    reported.add(c.field);
+    causes.push(c);
+  }
   if (causes.length) throw invalid(type.kind, type.group, obj.metadata?.name ?? '', causes);
 }
