@@ -233,7 +233,7 @@ describe('CloneSet scale strategy', () => {
       const c = await getCloneSet(client, 'late');
       const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
       return p?.reason === 'ProgressDeadlineExceeded' ? c : undefined;
-    }, 8000);
+    }, 15_000);
     expect(cs.status!.conditions!.find((x) => x.type === 'Progressing')).toMatchObject({
       status: 'False',
       message: `CloneSet revision ${cs.status!.updateRevision} has timed out progressing`,
