@@ -132,6 +132,47 @@ describe('protobuf request and response bodies (pinned kubectl)', () => {
     expect(JSON.parse(tls.out).type).toBe('kubernetes.io/dockerconfigjson');
   });
 
+  it('carries int-or-string values (service ports, budgets) and pods through the generators', async () => {
+    const svc = await s.kubectl(['create', 'service', 'clusterip', 'api', '--tcp=80:8080', '-o', 'json']);
+    expect(svc.err).toBe('');
+    expect(JSON.parse(svc.out).spec.ports).toEqual([
+      { name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 },
+    ]);
+    const pdb = await s.kubectl([
+      'create',
+      'poddisruptionbudget',
+      'api',
+      '--selector=app=api',
+      '--min-available=50%',
+      '-o',
+      'json',
+    ]);
+    expect(pdb.err).toBe('');
+    expect(JSON.parse(pdb.out).spec).toMatchObject({
+      minAvailable: '50%',
+      selector: { matchLabels: { app: 'api' } },
+    });
+    const run = await s.kubectl([
+      'run',
+      'job',
+      '--image=busybox',
+      '--restart=Never',
+      '--env=A=1',
+      '--port=8080',
+      '-o',
+      'json',
+    ]);
+    expect(run.err).toBe('');
+    const pod = JSON.parse(run.out);
+    expect(pod.spec.containers[0]).toMatchObject({
+      env: [{ name: 'A', value: '1' }],
+      ports: [{ containerPort: 8080 }],
+    });
+    const viaJson = JSON.parse((await s.kubectl(['get', 'pod', 'job', '-o', 'json'])).out);
+    expect(pod.metadata.creationTimestamp).toBe(viaJson.metadata.creationTimestamp);
+    expect(pod.spec).toEqual(viaJson.spec);
+  });
+
   it('refuses unknown media types with the list of what the verb accepts', async () => {
     const post = await rawRequest(s.cp, 'POST', '/api/v1/namespaces/default/configmaps', {
       body: 'a=b',
