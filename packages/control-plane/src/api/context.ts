@@ -41,7 +41,15 @@ export function generatedName(prefix: string): string {
   return s;
 }
 
-/** RFC 3339 time with second precision, as Kubernetes writes metav1.Time. */
+let lastSecond = -1;
+let lastText = '';
+
+/** RFC 3339 time with second precision, as Kubernetes writes metav1.Time (formatted once a second). */
 export function nowRFC3339(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastText;
 }

@@ -15,9 +15,9 @@ export class FieldSet {
     for (const p of paths) this.insert(p);
   }
 
-  /** Adds a path. */
-  insert(path: FieldPath): void {
-    this.paths.set(path.join('\u0000'), path);
+  /** Adds a path (`key` is its elements joined by NUL, when the caller has it already). */
+  insert(path: FieldPath, key = path.join('\u0000')): void {
+    this.paths.set(key, path);
   }
 
   /** Whether the path is a member. */
@@ -34,19 +34,30 @@ export class FieldSet {
     return [...this.paths.values()];
   }
 
+  private filtered(keep: (key: string) => boolean): FieldSet {
+    const out = new FieldSet();
+    for (const [key, path] of this.paths) if (keep(key)) out.paths.set(key, path);
+    return out;
+  }
+
   /** Members of this set or the other. */
   union(other: FieldSet): FieldSet {
-    return new FieldSet([...this.values(), ...other.values()]);
+    if (other.size === 0) return this;
+    if (this.size === 0) return other;
+    const out = this.filtered(() => true);
+    for (const [key, path] of other.paths) out.paths.set(key, path);
+    return out;
   }
 
   /** Members of this set not in the other. */
   difference(other: FieldSet): FieldSet {
-    return new FieldSet(this.values().filter((p) => !other.has(p)));
+    if (other.size === 0 || this.size === 0) return this;
+    return this.filtered((key) => !other.paths.has(key));
   }
 
   /** Members of both sets. */
   intersection(other: FieldSet): FieldSet {
-    return new FieldSet(this.values().filter((p) => other.has(p)));
+    return this.filtered((key) => other.paths.has(key));
   }
 
   /** Every proper prefix of every member (the nodes above them). */

@@ -5,6 +5,9 @@ import type { SsaType } from './types.ts';
 const isObject = (v: unknown): v is Record<string, any> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** A path's map key extended by one element (FieldSet's key form). */
+const join = (id: string, pe: string) => (id ? `${id}\u0000${pe}` : pe);
+
 /** The type of a struct or map's child; unknown fields are untyped. */
 function childType(t: SsaType, key: string): { type: SsaType; declared: boolean; implicit: boolean } {
   if (t.kind === 'struct') {
@@ -34,28 +37,31 @@ function itemElement(t: Extract<SsaType, { kind: 'list' }>, item: unknown, index
 /** The fields a value sets (structured-merge-diff's ToFieldSet). */
 export function toFieldSet(value: unknown, t: SsaType): FieldSet {
   const set = new FieldSet();
-  const walk = (v: unknown, type: SsaType, path: FieldPath) => {
+  const walk = (v: unknown, type: SsaType, path: FieldPath, id: string) => {
     if (isLeaf(type, v)) {
-      if (path.length) set.insert(path);
+      if (path.length) set.insert(path, id);
       return;
     }
     if (type.kind === 'list') {
       (v as unknown[]).forEach((item, i) => {
-        const p = [...path, itemElement(type, item, i)];
-        walk(item, type.elem, p);
-        set.insert(p);
+        const pe = itemElement(type, item, i);
+        const childId = join(id, pe);
+        walk(item, type.elem, [...path, pe], childId);
+        set.insert([...path, pe], childId);
       });
       return;
     }
     for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
       const c = childType(type, key);
-      const p = [...path, fieldElement(key)];
-      walk(child, c.type, p);
+      const pe = fieldElement(key);
+      const p = [...path, pe];
+      const childId = join(id, pe);
+      walk(child, c.type, p, childId);
       if (child === null || (isObject(child) && Object.keys(child).length === 0) || !c.declared)
-        set.insert(p);
+        set.insert(p, childId);
     }
   };
-  walk(value, t, []);
+  walk(value, t, [], '');
   return set;
 }
 
@@ -74,13 +80,13 @@ const isEmpty = (v: unknown) =>
 /** Compares two values field by field (structured-merge-diff's Compare). */
 export function compare(lhs: unknown, rhs: unknown, t: SsaType): Comparison {
   const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  const walk = (l: unknown, r: unknown, type: SsaType, path: FieldPath, implicit: boolean) => {
+  const walk = (l: unknown, r: unknown, type: SsaType, path: FieldPath, id: string, implicit: boolean) => {
     const leaf = isLeaf(type, r === undefined ? l : r) || (isEmpty(l) && isEmpty(r));
     if (leaf) {
       if (!path.length) return;
-      if (l === undefined) out.added.insert(path);
-      else if (r === undefined) out.removed.insert(path);
-      else if (!deepEqual(l, r)) out.modified.insert(path);
+      if (l === undefined) out.added.insert(path, id);
+      else if (r === undefined) out.removed.insert(path, id);
+      else if (!deepEqual(l, r)) out.modified.insert(path, id);
       return;
     }
     if (type.kind === 'list') {
@@ -92,20 +98,21 @@ export function compare(lhs: unknown, rhs: unknown, t: SsaType): Comparison {
         const pe = itemElement(type, item, i);
         items.set(pe, [items.get(pe)?.[0], item]);
       });
-      for (const [pe, [li, ri]] of items) walk(li, ri, type.elem, [...path, pe], false);
+      for (const [pe, [li, ri]] of items) walk(li, ri, type.elem, [...path, pe], join(id, pe), false);
     } else {
       const lo = isObject(l) ? l : {};
       const ro = isObject(r) ? r : {};
       for (const key of new Set([...Object.keys(lo), ...Object.keys(ro)])) {
         const c = childType(type, key);
-        walk(lo[key], ro[key], c.type, [...path, fieldElement(key)], c.implicit);
+        const pe = fieldElement(key);
+        walk(lo[key], ro[key], c.type, [...path, pe], join(id, pe), c.implicit);
       }
     }
     if (!path.length || implicit) return;
-    if (l === undefined) out.added.insert(path);
-    else if (r === undefined) out.removed.insert(path);
+    if (l === undefined) out.added.insert(path, id);
+    else if (r === undefined) out.removed.insert(path, id);
   };
-  walk(lhs, rhs, t, [], false);
+  walk(lhs, rhs, t, [], '', false);
   return out;
 }
 
