@@ -275,7 +275,11 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
       metadata: { name: String(extra.name), namespace: NS },
       spec: { containers: [{ name: 'app', image: `${sys.registry}/busybox:v1` }], ...(extra.spec as object) },
     });
-    await sys.client.create(Resources.Pod, one({ name: 'unscheduled' }));
+    // No node carries this label, so the control plane's scheduler leaves the pod pending.
+    await sys.client.create(
+      Resources.Pod,
+      one({ name: 'unscheduled', spec: { nodeSelector: { 'kruise-e2e/no-such-node': 'true' } } }),
+    );
     await sys.client.create(Resources.Pod, one({ name: 'on-ghost', spec: { nodeName: 'ghost' } }));
     await sys.client.create(Resources.Node, { metadata: { name: 'idle' } });
     await sys.client.create(Resources.Pod, one({ name: 'no-status', spec: { nodeName: 'idle' } }));
