@@ -2,9 +2,10 @@ import type { ControllerDeps } from './deps.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
 import { NodeLifecycleController, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
+import { VolumeController, type VolumeOptions } from './storage/volume-controller.ts';
 
 /** Which of kube-scheduler's and kube-controller-manager's parts run, and how. */
-export interface KubeControllerOptions extends NodeLifecycleOptions {
+export interface KubeControllerOptions extends NodeLifecycleOptions, VolumeOptions {
   /** Run the scheduler (default true); off for tests that bind pods themselves. */
   scheduler?: boolean;
 }
@@ -20,12 +21,14 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
   const scheduler = options.scheduler === false ? undefined : new Scheduler(deps);
   const disruption = new DisruptionController(deps);
   const lifecycle = new NodeLifecycleController(deps, options);
+  const volumes = new VolumeController(deps, options);
   return {
     scheduler,
     stop: () => {
       scheduler?.stop();
       disruption.stop();
       lifecycle.stop();
+      volumes.stop();
     },
   };
 }

@@ -6,14 +6,17 @@ import { CORE_RESOURCES } from './builtins/core.ts';
 import { EVENT_RESOURCES } from './builtins/events.ts';
 import { POLICY_RESOURCES } from './builtins/policy.ts';
 import { RBAC_RESOURCES } from './builtins/rbac.ts';
+import { CORE_STORAGE_RESOURCES, STORAGE_RESOURCES } from './builtins/storage.ts';
 import { type ResourceType, resourceKey } from './types.ts';
 
 /** Every built-in resource, in the order discovery lists them. */
 const BUILTIN_RESOURCES: ResourceType[] = [
   ...CORE_RESOURCES,
+  ...CORE_STORAGE_RESOURCES,
   ...EVENT_RESOURCES,
   ...APPS_RESOURCES,
   ...POLICY_RESOURCES,
+  ...STORAGE_RESOURCES,
   ...COORDINATION_RESOURCES,
   ...API_EXTENSION_RESOURCES,
   ...RBAC_RESOURCES,

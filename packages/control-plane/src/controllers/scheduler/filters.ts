@@ -2,6 +2,7 @@ import type { KubeObject } from '../../registry/types.ts';
 import { nodeAffinityMatches } from './node-affinity.ts';
 import type { NodeInfo, podHostPorts, Resources } from './node-info.ts';
 import { effectiveTaints, TAINT_UNSCHEDULABLE, toleratedBy } from './taints.ts';
+import { type PodClaim, volumeBinding } from './volumes.ts';
 
 /**
  * Why a node does not fit, worded as kube-scheduler's filter plugins word it. `resolvable` says
@@ -18,6 +19,8 @@ export interface PodFacts {
   tolerations: any[];
   requests: Resources;
   hostPorts: ReturnType<typeof podHostPorts>;
+  /** The pod's PersistentVolumeClaims (VolumeBinding). */
+  claims?: PodClaim[];
 }
 
 /** A filter plugin: undefined when the node passes. */
@@ -77,4 +80,5 @@ export const DEFAULT_FILTERS: Filter[] = [
   nodeAffinity,
   nodePorts,
   nodeResourcesFit,
+  volumeBinding,
 ];

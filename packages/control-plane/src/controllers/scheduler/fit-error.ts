@@ -19,9 +19,9 @@ function histogram(reasons: string[]): string {
  * node, then what preemption found. No pod is preempted here, so every node where preemption
  * could help reports that no victims were found.
  */
-export function fitErrorMessage(pod: KubeObject, failures: FilterFailure[]): string {
+export function fitErrorMessage(pod: KubeObject, failures: FilterFailure[], preFilter?: string): string {
   const n = failures.length;
-  let message = `0/${n} nodes are available: ${histogram(failures.flatMap((f) => f.reasons))}.`;
+  let message = `0/${n} nodes are available: ${preFilter ?? histogram(failures.flatMap((f) => f.reasons))}.`;
   if (pod.spec?.preemptionPolicy === 'Never')
     return `${message} preemption: not eligible due to preemptionPolicy=Never.`;
   const preemption = failures.map((f) =>

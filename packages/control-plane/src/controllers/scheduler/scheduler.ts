@@ -4,10 +4,12 @@ import type { KubeObject, ResourceType } from '../../registry/types.ts';
 import type { ChangeEvent } from '../../store/store.ts';
 import { deepEqual } from '../../util/deep-equal.ts';
 import { BuiltinController, type ControllerDeps } from '../deps.ts';
+import { SELECTED_NODE } from '../storage/local-path.ts';
 import { DEFAULT_FILTERS, type Filter, type FilterFailure, type PodFacts } from './filters.ts';
 import { fitErrorMessage, NO_NODES_MESSAGE } from './fit-error.ts';
 import { NodeInfo, occupiesNode, podHostPorts, podRequests } from './node-info.ts';
 import { pickNode } from './scoring.ts';
+import { podClaims } from './volumes.ts';
 
 const SCHEDULER_USER: UserInfo = { username: 'system:kube-scheduler', groups: ['system:authenticated'] };
 /** The schedulerName this scheduler serves. */
@@ -62,6 +64,9 @@ export class Scheduler extends BuiltinController {
     this.unsubscribe.push(
       deps.store.subscribe('/pods', { onChange: (e) => this.onPod(e) }),
       deps.store.subscribe('/nodes', { onChange: (e) => this.onNode(e) }),
+      // Claims bound or volumes provisioned may let waiting pods in.
+      deps.store.subscribe('/persistentvolumeclaims', { onChange: () => this.flush() }),
+      deps.store.subscribe('/persistentvolumes', { onChange: () => this.flush() }),
     );
     for (const { obj } of deps.store.list('/pods'))
       if (wantsScheduling(obj)) this.active.add(keyOf(obj.metadata?.namespace, obj.metadata?.name));
@@ -183,12 +188,25 @@ export class Scheduler extends BuiltinController {
       );
       return;
     }
+    const { claims, message: preFilter } = podClaims(this.store, pod);
+    if (preFilter) {
+      this.unschedulable.add(key);
+      const failures = [...nodes.values()].map(() => ({ reasons: [], resolvable: false }));
+      await this.markPending(
+        ns,
+        name,
+        'Unschedulable',
+        nodes.size === 0 ? NO_NODES_MESSAGE : fitErrorMessage(pod, failures, preFilter),
+      );
+      return;
+    }
     const { requests, nonZero } = podRequests(pod);
     const facts: PodFacts = {
       pod,
       tolerations: pod.spec?.tolerations ?? [],
       requests,
       hostPorts: podHostPorts(pod),
+      claims,
     };
     const feasible: NodeInfo[] = [];
     const failures: FilterFailure[] = [];
@@ -209,6 +227,7 @@ export class Scheduler extends BuiltinController {
     }
     const target = pickNode(facts, nonZero, feasible);
     try {
+      for (const c of claims) if (c.waitsForNode) await this.selectNode(c.claim, target.name);
       await bindPod(
         this.store,
         this.objects,
@@ -223,6 +242,27 @@ export class Scheduler extends BuiltinController {
       // Bound or deleted meanwhile: nothing to do. A refusal (webhook): tried again later.
       if (!isConflict(err)) this.unschedulable.add(key);
     }
+  }
+
+  /** VolumeBinding's PreBind for a WaitForFirstConsumer claim: names the chosen node on it. */
+  private async selectNode(claim: KubeObject, node: string): Promise<void> {
+    const type = this.registry.byResource('', 'persistentvolumeclaims')!;
+    await this.objects.update(
+      type,
+      claim.metadata?.namespace,
+      claim.metadata?.name,
+      {
+        patch: (cur) => {
+          if (cur.spec?.volumeName) return cur;
+          cur.metadata = {
+            ...cur.metadata,
+            annotations: { ...cur.metadata?.annotations, [SELECTED_NODE]: node },
+          };
+          return cur;
+        },
+      },
+      { user: SCHEDULER_USER },
+    );
   }
 
   /** Writes PodScheduled=False (only when it changes) unless the pod was bound meanwhile. */
