@@ -18,6 +18,7 @@ import {
 import { NamespaceController } from './controllers/namespace.ts';
 import { FaultInjector } from './faults.ts';
 import { ApiHandler } from './http/handler.ts';
+import { podExecUpgrade } from './http/pod-exec.ts';
 import type { ResourceHandler } from './http/resource-handler.ts';
 import { createServingPki } from './pki.ts';
 import { ResourceRegistry } from './registry/registry.ts';
@@ -85,12 +86,13 @@ export class ControlPlane {
     cp.controllers = startKubeControllers(deps, options);
     const pki = await createServingPki();
     cp.caCert = pki.ca.cert;
+    const rbac = new RbacAuthorizer(store);
     const handler = new ApiHandler({
       store,
       registry,
       objects,
       tokens: cp.tokens,
-      rbac: new RbacAuthorizer(store),
+      rbac,
       audit: cp.audit,
       faults: cp.faultInjector,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
@@ -103,6 +105,7 @@ export class ControlPlane {
       },
     );
     cp.server.on('secureConnection', () => cp.connectionCount++);
+    cp.server.on('upgrade', podExecUpgrade({ store, registry, objects, tokens: cp.tokens, rbac }));
     cp.server.headersTimeout = 60_000;
     cp.server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@ import type { AuthConfig } from './generated/runtime/v1/AuthConfig.ts';
 import type { ContainerConfig } from './generated/runtime/v1/ContainerConfig.ts';
 import type { ContainerFilter } from './generated/runtime/v1/ContainerFilter.ts';
 import type { ContainerStatusResponse__Output } from './generated/runtime/v1/ContainerStatusResponse.ts';
+import type { ExecRequest } from './generated/runtime/v1/ExecRequest.ts';
 import type { ExecSyncResponse__Output } from './generated/runtime/v1/ExecSyncResponse.ts';
 import type { ImageFsInfoResponse__Output } from './generated/runtime/v1/ImageFsInfoResponse.ts';
 import type { ImageStatusResponse__Output } from './generated/runtime/v1/ImageStatusResponse.ts';
@@ -141,6 +142,15 @@ export class CriClient {
   /** Containers. */
   listContainers(filter?: ContainerFilter, options?: CallOptions): Promise<ListContainersResponse__Output> {
     return this.call(this.runtime, 'ListContainers', filter ? { filter } : {}, options);
+  }
+
+  /**
+   * Prepares a streaming exec in a container; resolves with the runtime's streaming URL, which
+   * serves it once (SPDY or WebSocket, as kubelet's streaming server does).
+   */
+  async exec(request: ExecRequest, options?: CallOptions): Promise<string> {
+    const res = await this.call<{ url: string }>(this.runtime, 'Exec', request, options);
+    return res.url;
   }
 
   /** Changes a running container's cgroup limits in place (in-place resize). */

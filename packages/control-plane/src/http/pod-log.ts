@@ -16,8 +16,8 @@ const PASSED_ON = [
   'sinceTime',
 ];
 
-/** The container a log request is for, as kube-apiserver picks and checks it. */
-function containerOf(pod: KubeObject, requested: string): string {
+/** The container a log or exec request is for, as kube-apiserver picks and checks it. */
+export function containerOf(pod: KubeObject, requested: string): string {
   const name = pod.metadata?.name;
   const containers: string[] = (pod.spec?.containers ?? []).map((c: any) => c.name);
   const init: string[] = (pod.spec?.initContainers ?? []).map((c: any) => c.name);
@@ -62,6 +62,17 @@ function validate(pod: string, query: URLSearchParams): void {
   if (causes.length) throw invalid('PodLogOptions', '', pod, causes);
 }
 
+/** Where a Node's kubelet listens: its InternalIP (else Hostname, else name) and `daemonEndpoints` port. */
+export function kubeletAddress(node: KubeObject): { host: string; port: number } {
+  const addresses: { type?: string; address?: string }[] = node.status?.addresses ?? [];
+  const host =
+    addresses.find((a) => a.type === 'InternalIP')?.address ??
+    addresses.find((a) => a.type === 'Hostname')?.address ??
+    node.metadata?.name ??
+    '';
+  return { host, port: Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || DEFAULT_KUBELET_PORT };
+}
+
 const REASONS: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 404: 'NotFound' };
 
 /**
@@ -84,13 +95,7 @@ export async function streamPodLog(
     res.end();
     return;
   }
-  const node = nodeNamed(nodeName);
-  const addresses: { type?: string; address?: string }[] = node.status?.addresses ?? [];
-  const host =
-    addresses.find((a) => a.type === 'InternalIP')?.address ??
-    addresses.find((a) => a.type === 'Hostname')?.address ??
-    nodeName;
-  const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || DEFAULT_KUBELET_PORT;
+  const { host, port } = kubeletAddress(nodeNamed(nodeName));
   const params = new URLSearchParams();
   for (const k of PASSED_ON) {
     const v = query.get(k);

@@ -1,8 +1,19 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { CriClient } from '@kruise/cri/client';
 import { createWebhookCertificates, type Logger } from '@kruise/runtime';
 import { type LogQuery, lastLines, type PodLogs, readLog } from './pod-logs.ts';
+import { proxyUpgrade, refuseUpgrade } from './stream-proxy.ts';
+
+/** What `exec` needs: the runtime, and the running container's ID of a pod's container. */
+export interface ExecTargets {
+  cri: CriClient;
+  containerId(namespace: string, pod: string, container: string): string | undefined;
+}
+
+const flag = (q: URLSearchParams, name: string) => q.get(name) === 'true' || q.get(name) === '1';
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** How often a followed log is read again. */
@@ -58,9 +69,43 @@ export class KubeletServer {
   private readonly log: Logger;
   private readonly following = new Set<NodeJS.Timeout>();
 
-  constructor(logs: PodLogs, log: Logger) {
+  private readonly exec: ExecTargets | undefined;
+
+  constructor(logs: PodLogs, log: Logger, exec?: ExecTargets) {
     this.logs = logs;
     this.log = log;
+    this.exec = exec;
+  }
+
+  /**
+   * `GET /exec/<namespace>/<pod>/<container>?command=…&stdin&stdout&stderr&tty` with an upgrade
+   * (WebSocket or SPDY): CRI Exec, then the stream proxied to the runtime's streaming server, as
+   * kubelet does.
+   */
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://kubelet');
+    const m = /^\/exec\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    if (!m || !this.exec) return refuseUpgrade(socket, 404, '404 page not found');
+    const [namespace, pod, container] = m.slice(1).map(decodeURIComponent) as [string, string, string];
+    const q = url.searchParams;
+    const cmd = q.getAll('command');
+    if (!cmd.length) return refuseUpgrade(socket, 400, 'missing required command parameter');
+    const containerId = this.exec.containerId(namespace, pod, container);
+    if (!containerId) return refuseUpgrade(socket, 404, `container not found ("${container}")`);
+    try {
+      const target = await this.exec.cri.exec({
+        containerId,
+        cmd,
+        tty: flag(q, 'tty'),
+        stdin: flag(q, 'stdin'),
+        stdout: flag(q, 'stdout'),
+        stderr: flag(q, 'stderr'),
+      });
+      proxyUpgrade(req, socket, head, target);
+    } catch (err) {
+      this.log.warn({ pod: `${namespace}/${pod}`, container, err: (err as Error).message }, 'exec failed');
+      refuseUpgrade(socket, 500, (err as Error).message);
+    }
   }
 
   /** Starts serving; resolves with the bound port. */
@@ -82,6 +127,7 @@ export class KubeletServer {
       });
     });
     this.server.on('tlsClientError', () => undefined);
+    this.server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(port, host, () => resolve());

@@ -119,7 +119,16 @@ export class LocalNode {
     const hostIP = this.o.hostIP ?? '127.0.0.1';
     const logs = new PodLogs(this.o.podLogsDir ?? join(tmpdir(), `kruise-pod-logs-${this.o.nodeName}`));
     this.logs = logs;
-    this.kubelet = new KubeletServer(logs, this.log);
+    this.kubelet = new KubeletServer(logs, this.log, {
+      cri: this.o.cri,
+      containerId: (namespace, pod, container) => {
+        const p = this.pods.get(`${namespace}/${pod}`);
+        const s = [...(p?.status?.containerStatuses ?? []), ...(p?.status?.initContainerStatuses ?? [])].find(
+          (c: { name: string }) => c.name === container,
+        );
+        return s?.state?.running ? String(s.containerID).replace(/^[^:]+:\/\//, '') : undefined;
+      },
+    });
     const kubeletPort = await this.kubelet.listen(hostIP, this.o.kubeletPort ?? 0);
     this.facts = {
       kubeletPort,
