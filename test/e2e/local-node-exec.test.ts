@@ -67,7 +67,10 @@ describe('kubectl exec', () => {
   });
 
   it('passes stdin through (-i)', async () => {
-    const r = await kubectl(['exec', '-i', 'shell', '-c', 'side', '--', 'sh', '-c', 'tr a-z A-Z'], 'hello there\n');
+    const r = await kubectl(
+      ['exec', '-i', 'shell', '-c', 'side', '--', 'sh', '-c', 'tr a-z A-Z'],
+      'hello there\n',
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('HELLO THERE\n');
     expect(r.status).toBe(0);
