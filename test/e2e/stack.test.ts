@@ -50,7 +50,7 @@ describe('pnpm start (the local stack)', () => {
       `--registry-port=${await freePort()}`,
     ]);
     const pids = await stack.waitFor(
-      /kruise-manager running \(pid (\d+).*\n.*local node kruise-local running \(pid (\d+)\).*kruise-daemon running \(pid (\d+)\)/,
+      /kruise-manager running \(pid (\d+).*\n.*local node kruise-local (?:\(zone-a\) )?running \(pid (\d+)\).*kruise-daemon running \(pid (\d+)\)/,
       120_000,
     );
     await stack.waitFor(/\[kruise\] ready/, 30_000);
