@@ -12,23 +12,35 @@ export interface KubectlResult {
   err: string;
 }
 
-/** Runs the pinned kubectl (newest) against a control plane with the admin kubeconfig; `dispose` removes it. */
+/** Runs a binary with `input` on stdin; never rejects. */
+export function runBinary(
+  bin: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = execFile(bin, args, { env, timeout: 60_000 }, (error, out, err) =>
+      resolve({ code: error ? ((error as any).code ?? 1) : 0, out, err }),
+    );
+    child.stdin?.end(input ?? '');
+  });
+}
+
+/**
+ * Runs the pinned kubectl (newest) against a control plane with the admin kubeconfig, written in a
+ * scratch directory (`dir`, also HOME in `env`, so other tools such as helm find it); `dispose` removes it.
+ */
 export function kubectlFor(cp: ControlPlane): {
   kubectl: (args: string[], input?: string) => Promise<KubectlResult>;
   dispose: () => void;
+  dir: string;
+  env: NodeJS.ProcessEnv;
 } {
   const dir = mkdtempSync(join(tmpdir(), 'kubectl-'));
   cp.writeKubeconfig(join(dir, 'kubeconfig'));
   const bin = kubectlPath();
-  const kubectl = (args: string[], input?: string): Promise<KubectlResult> =>
-    new Promise((resolve) => {
-      const child = execFile(
-        bin,
-        args,
-        { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, timeout: 60_000 },
-        (error, out, err) => resolve({ code: error ? ((error as any).code ?? 1) : 0, out, err }),
-      );
-      child.stdin?.end(input ?? '');
-    });
-  return { kubectl, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
+  const kubectl = (args: string[], input?: string) => runBinary(bin, args, env, input);
+  return { kubectl, dispose: () => rmSync(dir, { recursive: true, force: true }), dir, env };
 }
