@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { formatKubeletContainerHash, kubeletContainerHash } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
@@ -252,14 +254,17 @@ describe('local node', () => {
     let followed = '';
     const ended = (async () => {
       for await (const chunk of stream) followed += chunk;
-    })().catch(() => undefined);
+      return 'ended';
+    })().catch((err: Error) => `failed: ${err.message}`);
     await until(() => (followed.includes('three') ? true : undefined), 10_000);
     expect(followed).toBe('one\ntwo\nthree\n');
     const first = statusOf(await getPod('talk'), 'app');
     await cri.stopContainer(first.containerID.replace('containerd://', ''), 2);
     await until(async () => (statusOf(await getPod('talk'), 'app')?.restartCount === 1 ? true : undefined));
-    await Promise.race([ended, new Promise((r) => setTimeout(r, 5000))]);
+    // The server ends the stream by itself once the followed container has exited (not our abort).
+    const outcome = await Promise.race([ended, new Promise((r) => setTimeout(() => r('still open'), 5000))]);
     controller.abort();
+    expect(outcome).toBe('ended');
     expect(followed).toBe('one\ntwo\nthree\nbye\n');
 
     const previous = await podLog(client, 'talk', { container: 'app', previous: true, timestamps: true });
@@ -310,17 +315,85 @@ describe('local node', () => {
     );
   });
 
-  it('deletes a pod gracefully: preStop runs, containers stop, the pod goes away', async () => {
+  it('runs postStart hooks (httpGet, then exec) before the next container starts, and reports a container ready only after its hook', async () => {
+    let release: () => void = () => undefined;
+    const hooks: { path: string; header?: string }[] = [];
+    const server = createServer((req, res) => {
+      hooks.push({ path: req.url ?? '', header: req.headers['x-hook'] as string | undefined });
+      release = () => {
+        if (!res.headersSent) res.writeHead(200).end();
+      };
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const spec = pod('hooked');
+      Object.assign(spec.spec.containers[0]!, {
+        ports: [{ name: 'hook', containerPort: port }],
+        lifecycle: {
+          postStart: {
+            httpGet: { path: '/started', port: 'hook', httpHeaders: [{ name: 'X-Hook', value: 'app' }] },
+          },
+        },
+      });
+      Object.assign(spec.spec.containers[1]!, {
+        lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo poststart-ran > /proc/1/fd/1'] } } },
+      });
+      const created = await client.create(Resources.Pod, spec);
+      const containersOf = async () =>
+        (
+          await cri.listContainers({ labelSelector: { 'io.kubernetes.pod.uid': created.metadata!.uid! } })
+        ).containers.map((c) => c.metadata?.name);
+      // The app's hook is waiting for our answer: the app runs, the sidecar has not been created.
+      await until(() => (hooks.length === 1 ? true : undefined));
+      expect(hooks[0]).toEqual({ path: '/started', header: 'app' });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await containersOf()).toEqual(['app']);
+      expect(statusOf(await getPod('hooked'), 'app')?.ready ?? false).toBe(false);
+      release();
+      await until(async () => {
+        const p = await getPod('hooked');
+        return statusOf(p, 'app')?.ready && statusOf(p, 'sidecar')?.ready ? true : undefined;
+      });
+      expect(await podLog(client, 'hooked', { container: 'sidecar' })).toBe('poststart-ran\n');
+    } finally {
+      release();
+      server.close();
+    }
+  });
+
+  it('deletes a pod gracefully: preStop runs in the container before it is stopped, containers stop, the pod goes away', async () => {
     const spec = pod('bye');
+    spec.spec.containers[0]!.command = [
+      'sh',
+      '-c',
+      "echo up; trap 'echo bye; exit 0' TERM; while true; do sleep 0.2; done",
+    ];
     (spec.spec.containers[0] as any).lifecycle = {
-      preStop: { exec: { command: ['sh', '-c', 'sleep 1; touch /tmp/x'] } },
+      preStop: { exec: { command: ['sh', '-c', 'echo prestop-ran > /proc/1/fd/1; sleep 1'] } },
     };
     await client.create(Resources.Pod, spec);
     const p = await until(async () =>
       (await getPod('bye')).status?.phase === 'Running' ? getPod('bye') : undefined,
     );
+    await until(async () =>
+      (await podLog(client, 'bye', { container: 'app' })) === 'up\n' ? true : undefined,
+    );
+    // Follow the app's log through the deletion: the hook's line, then the container's own on SIGTERM.
+    const controller = new AbortController();
+    const stream = await client.open('GET', '/api/v1/namespaces/default/pods/bye/log', {
+      query: { container: 'app', follow: true },
+      signal: controller.signal,
+    });
+    let followed = '';
+    void (async () => {
+      for await (const chunk of stream) followed += chunk;
+    })().catch(() => undefined);
     const started = Date.now();
     await client.delete(Resources.Pod, 'default', 'bye');
+    await until(() => (followed.includes('bye\n') ? true : undefined), 15_000);
+    controller.abort();
+    expect(followed).toBe('up\nprestop-ran\nbye\n');
     await until(async () => {
       try {
         await getPod('bye');
