@@ -1,12 +1,25 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, Resources } from '@kruise/runtime';
-import { type Program, type StartOptions, startProgram } from '@kruise/stack/processes';
+import type { RunRecord } from '@kruise/stack/leftovers';
+import {
+  type Program,
+  repoRoot,
+  type StartOptions,
+  startProgram,
+  watchProgram,
+} from '@kruise/stack/processes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { asNobody } from '../support/nobody.ts';
 import { podLog } from '../support/pod-log.ts';
+import { eventually } from '../support/poll.ts';
+
+const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
+  eventually(check, timeoutMs, 100);
 
 /** `pnpm start`'s program, as a user runs it: a terminal's job, stopped with Ctrl-C (SIGINT to its process group). */
 const running: Program[] = [];
@@ -109,4 +122,88 @@ describe('pnpm start (the local stack)', () => {
     );
     expect(await stack.stop(60_000)).toBe(0);
   }, 120_000);
+
+  it('under a supervisor (SIGTERM to the group of `npx -y pnpm@10 start`, SIGKILL 2 s later) leaves nothing running; a start after a run killed with its watchdog stops what it left and says so', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kruise-stack-'));
+    const runtimeDir = `/tmp/ksv-${process.pid}`;
+    dirs.push(stateDir);
+    const port = await freePort();
+    const args = [
+      `--state-dir=${stateDir}`,
+      `--runtime-dir=${runtimeDir}`,
+      `--registry-port=${port}`,
+      '--no-examples',
+    ];
+    // What the stack records: its own PID, the watchdog's, its programs'; cri-stack.sh's PID files.
+    const recorded = () => {
+      const r = JSON.parse(readFileSync(join(stateDir, 'run.json'), 'utf8')) as RunRecord;
+      const daemon = (name: string) => Number(readFileSync(join(runtimeDir, name, 'pid'), 'utf8'));
+      return { ...r, registry: daemon('registry'), containerd: daemon('containerd') };
+    };
+    const portOpen = () =>
+      new Promise<boolean>((resolve) =>
+        connect(port, '127.0.0.1')
+          .once('connect', function (this: Socket) {
+            this.destroy();
+            resolve(true);
+          })
+          .once('error', () => resolve(false)),
+      );
+    const nothingLeft = async (r: ReturnType<typeof recorded>) => {
+      const pids = [r.pid, ...r.programs.map((p) => p.pid), r.registry, r.containerd];
+      await until(
+        async () =>
+          pids.every((p) => !alive(p)) && !existsSync(runtimeDir) && !(await portOpen()) ? true : undefined,
+        60_000,
+      );
+    };
+
+    // 1. As a supervisor stops it: SIGTERM to the process group, SIGKILL to the group 2 s later.
+    const wrapper = watchProgram(
+      'npx pnpm start',
+      spawn('npx', ['-y', 'pnpm@10', 'start', '--', ...args], {
+        cwd: repoRoot,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    running.push(wrapper);
+    await wrapper.waitFor(/\[kruise\] ready/, 240_000);
+    const first = recorded();
+    expect(alive(first.registry) && (await portOpen())).toBe(true);
+    process.kill(-wrapper.child.pid!, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 2000));
+    try {
+      process.kill(-wrapper.child.pid!, 'SIGKILL');
+    } catch {
+      // the whole group had already exited
+    }
+    await nothingLeft(first);
+
+    // 2. A run killed together with its watchdog leaves the registry and containerd running …
+    const killed = startStack(args);
+    await killed.waitFor(/\[kruise\] ready/, 240_000);
+    const second = recorded();
+    process.kill(second.watchdog!, 'SIGKILL');
+    process.kill(-killed.child.pid!, 'SIGKILL');
+    await until(() => (alive(second.pid) ? undefined : true));
+    expect(alive(second.registry) && alive(second.containerd)).toBe(true);
+    // … and the next start stops them by the PIDs recorded, says so in one line, and runs.
+    const next = startStack(args);
+    await next.waitFor(/\[kruise\] ready/, 240_000);
+    const line = next
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('earlier, killed run'));
+    expect(line).toHaveLength(1);
+    expect(line[0]).toContain(`[kruise] stopped what an earlier, killed run (pid ${second.pid}) left: `);
+    expect(line[0]).toContain(`registry (pid ${second.registry})`);
+    expect(line[0]).toContain(`containerd (pid ${second.containerd})`);
+    expect(alive(second.registry) || alive(second.containerd)).toBe(false);
+    const third = recorded();
+    process.kill(-next.child.pid!, 'SIGINT');
+    expect(await next.stop(60_000)).toBe(0);
+    await nothingLeft(third);
+    expect(existsSync(join(stateDir, 'run.json'))).toBe(false);
+  }, 600_000);
 });

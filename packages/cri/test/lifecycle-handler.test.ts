@@ -43,9 +43,9 @@ describe('lifecycle handlers', () => {
     const handler = {
       httpGet: { path: 'started', port: 'web', httpHeaders: [{ name: 'X-Hook', value: 'postStart' }] },
     };
-    expect(await runLifecycleHandler(cri, handler, target([{ name: 'web', containerPort: httpPort }]), 5)).toBe(
-      undefined,
-    );
+    expect(
+      await runLifecycleHandler(cri, handler, target([{ name: 'web', containerPort: httpPort }]), 5),
+    ).toBe(undefined);
     expect(requests.at(-1)).toMatchObject({ path: '/started', headers: { 'x-hook': 'postStart' } });
     answer = 500;
     expect(await runLifecycleHandler(cri, { httpGet: { path: '/stop', port: httpPort } }, target(), 5)).toBe(

@@ -1,5 +1,5 @@
 import type { FeatureGates } from '@kruise/api';
-import { durationArgument, parseCommandLine } from '@kruise/runtime/cli/command-line';
+import { durationArgument, listenAddressArgument, parseCommandLine } from '@kruise/runtime/cli/command-line';
 import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
@@ -39,7 +39,7 @@ export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = proc
       'pull through the Docker Engine API at this socket (unix:///var/run/docker.sock) for per-layer progress',
     )
     .option('--host-run-dir <dir>', "where the host's /var/run is mounted", '/hostvarrun')
-    .option('--addr <addr>', 'address of /healthz and /metrics', ':10221')
+    .option('--addr <addr>', 'address of /healthz and /metrics', listenAddressArgument('--addr'), ':10221')
     .option(
       '--max-workers-for-pull-image <n>',
       'pulls at once on this node (-1: unlimited)',

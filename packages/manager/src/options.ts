@@ -1,4 +1,10 @@
-import { durationArgument, featureGatesFlag, parseCommandLine, portArgument } from '@kruise/runtime';
+import {
+  durationArgument,
+  featureGatesFlag,
+  listenAddressArgument,
+  parseCommandLine,
+  portArgument,
+} from '@kruise/runtime';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { FeatureGates } from './features.ts';
 
@@ -46,8 +52,18 @@ export function buildCommand(): Command {
       'OpenKruise controllers and admission webhooks for NodeImage, ImagePullJob, ImageListPullJob and ContainerRecreateRequest',
     )
     .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster configuration)')
-    .option('--metrics-addr <addr>', 'address the metrics endpoint binds to', ':8080')
-    .option('--health-probe-addr <addr>', 'address the health probes bind to', ':8000')
+    .option(
+      '--metrics-addr <addr>',
+      'address the metrics endpoint binds to (0 disables it)',
+      listenAddressArgument('--metrics-addr'),
+      ':8080',
+    )
+    .option(
+      '--health-probe-addr <addr>',
+      'address the health probes bind to (0 disables them)',
+      listenAddressArgument('--health-probe-addr'),
+      ':8000',
+    )
     .option(
       '--webhook-port <port>',
       'port the webhook server listens on (0 picks a free one)',

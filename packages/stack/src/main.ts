@@ -1,9 +1,19 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient } from '@kruise/runtime';
 import { runExamples } from './examples.ts';
+import { parseStackFlags, type StackFlags, USAGE, UsageError } from './flags.ts';
+import {
+  cleanUpAfter,
+  type RunRecord,
+  readRunRecord,
+  removeRunRecord,
+  runs,
+  STACK_ENTRY,
+  writeRunRecord,
+} from './leftovers.ts';
 import { type NodeRuntime, nodeNameOf, startNodeRuntime, ZONE_LABEL, zoneOf } from './node-runtimes.ts';
 import {
   installKruiseApi,
@@ -22,43 +32,61 @@ import { type RuntimeStack, runtimePrerequisites, startRuntimeStack } from './ru
  * containerd (installed from Debian when missing), the embedded control plane, kruise-manager, one
  * local node with kruise-daemon, and examples/ with their progress. Without root or the packages it
  * says what is missing and runs the control plane and kruise-manager. Ctrl-C stops everything it
- * started, by PID.
+ * started, by PID. What it starts is recorded in STATE_DIR/run.json; a watchdog in a session of its
+ * own stops it if this process is killed, and the next start stops what a killed run left.
  */
-const { values: flags } = parseArgs({
-  args: process.argv.slice(2).filter((a) => a !== '--'),
-  options: {
-    'state-dir': { type: 'string', default: join(repoRoot, '.kruise') },
-    'no-examples': { type: 'boolean', default: false },
-    'node-name': { type: 'string', default: 'kruise-local' },
-    'registry-port': { type: 'string', default: '5000' },
-    'runtime-dir': { type: 'string', default: '/tmp/kruise-stack' },
-    nodes: { type: 'string', default: '1' },
-    help: { type: 'boolean', default: false },
-  },
-});
+let flags: StackFlags;
+try {
+  flags = parseStackFlags(process.argv.slice(2));
+} catch (err) {
+  if (!(err instanceof UsageError)) throw err;
+  process.stderr.write(`error: ${err.message}\n${USAGE}\n`);
+  process.exit(2);
+}
 if (flags.help) {
-  console.log(`usage: pnpm start [-- options]
-  --no-examples          do not apply examples/
-  --state-dir DIR        kubeconfig and API server data (default .kruise/)
-  --node-name NAME       the local node (default kruise-local)
-  --registry-port PORT   the local registry on 127.0.0.1 (default 5000)
-  --runtime-dir DIR      containerd and registry state, kept short for unix sockets (default /tmp/kruise-stack)
-  --nodes N              local nodes (default 1): NAME, NAME-2 … in zones zone-a, zone-b …, each with
-                         kruise-daemon and a containerd of its own (DIR-n2 …)`);
+  console.log(USAGE);
   process.exit(0);
 }
 const say = (line: string) => console.log(`[kruise] ${line}`);
-const nodeCount = Number(flags.nodes);
-if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 26) {
-  console.error(`--nodes: must be a whole number from 1 to 26, not "${flags.nodes}"`);
-  process.exit(2);
-}
-const stateDir = flags['state-dir'];
-const node = flags['node-name'];
+const { stateDir, nodeName: node, nodes: nodeCount } = flags;
 const kubeconfig = join(stateDir, 'kubeconfig');
 mkdirSync(stateDir, { recursive: true });
+
+// A run that is still going owns this state directory; one that was killed left its record.
+const earlier = readRunRecord(stateDir);
+if (earlier && earlier.pid !== process.pid && runs(earlier.pid, STACK_ENTRY)) {
+  say(`another pnpm start (pid ${earlier.pid}) is running with ${stateDir}: stop it first`);
+  process.exit(1);
+}
+if (earlier) {
+  const left = await cleanUpAfter(earlier);
+  if (left.length) say(`stopped what an earlier, killed run (pid ${earlier.pid}) left: ${left.join(', ')}`);
+}
 rmSync(join(stateDir, 'logs'), { recursive: true, force: true });
 writeProgramLogsTo(join(stateDir, 'logs'));
+const record: RunRecord = { pid: process.pid, runtimeDirs: [], programs: [] };
+writeRunRecord(stateDir, record);
+const watchdog = spawn(
+  process.execPath,
+  ['--conditions=source', join(repoRoot, 'packages/stack/src/watchdog.ts'), stateDir],
+  { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+);
+watchdog.unref();
+(watchdog.stdin as unknown as { unref(): void }).unref();
+record.watchdog = watchdog.pid;
+writeRunRecord(stateDir, record);
+/** Records a program this run started (for the watchdog and the next start). */
+const started = (program: Program, entry: string) => {
+  programs.push(program);
+  record.programs.push({ name: program.name, pid: program.child.pid!, entry });
+  writeRunRecord(stateDir, record);
+};
+/** Records a runtime directory before cri-stack.sh starts anything under it. */
+const runtimeUnder = (dir: string) => {
+  record.runtimeDirs.push(dir);
+  writeRunRecord(stateDir, record);
+  return dir;
+};
 
 const programs: Program[] = [];
 let runtime: RuntimeStack | undefined;
@@ -80,6 +108,8 @@ const stop = async (code = 0) => {
     code ||= 1;
   }
   await cp?.stop();
+  removeRunRecord(stateDir);
+  watchdog.stdin?.end('stopped\n');
   say('stopped');
   process.exit(code);
 };
@@ -90,7 +120,7 @@ try {
   const problems = runtimePrerequisites();
   if (problems.length === 0) {
     try {
-      runtime = startRuntimeStack(flags['runtime-dir'], Number(flags['registry-port']), say);
+      runtime = startRuntimeStack(runtimeUnder(flags.runtimeDir), flags.registryPort, say);
     } catch (err) {
       problems.push((err as Error).message);
     }
@@ -108,7 +138,7 @@ try {
   const { program: manager, webhookPort } = await startManagerProcess(kubeconfig, [
     '--nodeimage-creation-delay=0s',
   ]);
-  programs.push(manager);
+  started(manager, 'packages/manager/src/main.ts');
   await pointWebhookService(client, webhookPort);
   say(
     `control plane at ${cp.url}; kruise-manager running (pid ${manager.child.pid}, webhooks on 127.0.0.1:${webhookPort})`,
@@ -118,18 +148,18 @@ try {
       const name = nodeNameOf(node, i);
       let socket = runtime.socket;
       if (i > 0) {
-        const extra = startNodeRuntime(`${flags['runtime-dir']}-n${i + 1}`, Number(flags['registry-port']));
+        const extra = startNodeRuntime(runtimeUnder(`${flags.runtimeDir}-n${i + 1}`), flags.registryPort);
         nodeRuntimes.push(extra);
         socket = extra.socket;
       }
       const endpoint = `unix://${socket}`;
       const localNode = await startLocalNodeProcess(kubeconfig, name, endpoint, [
-        `--pod-logs-dir=${join(flags['runtime-dir'], i === 0 ? 'pod-logs' : `pod-logs-${name}`)}`,
+        `--pod-logs-dir=${join(flags.runtimeDir, i === 0 ? 'pod-logs' : `pod-logs-${name}`)}`,
         `--label=${ZONE_LABEL}=${zoneOf(i)}`,
       ]);
-      programs.push(localNode);
+      started(localNode, 'packages/local-node/src/node/main.ts');
       const daemon = await startDaemonProcess(kubeconfig, name, endpoint);
-      programs.push(daemon);
+      started(daemon, 'packages/daemon/src/main.ts');
       say(
         `local node ${name} (${zoneOf(i)}) running (pid ${localNode.child.pid}) on containerd ${socket}; kruise-daemon running (pid ${daemon.child.pid}); registry ${runtime.registry}`,
       );
@@ -143,7 +173,7 @@ try {
   kubectl logs demo -c app
   kubectl apply -f examples/
   logs: ${join(stateDir, 'logs')}/{kruise-manager,kruise-daemon,local-node}.log   (Ctrl-C stops everything)`);
-  if (runtime && !flags['no-examples']) {
+  if (runtime && !flags.noExamples) {
     const done = await runExamples(client, runtime.registry, node, (l) => say(l), abort.signal);
     if (done) say('examples complete');
   }

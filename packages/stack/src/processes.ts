@@ -68,6 +68,16 @@ export function startProgram(
     env: { ...process.env, ...env },
     ...spawnOptions,
   });
+  return watchProgram(name, child);
+}
+
+/**
+ * A Program over a child process spawned with stdout and stderr piped: its output (also written to
+ * the stack's log directory when set), waiting for a line, stopping by PID. A child that could not
+ * be spawned at all fails its waiters at once with the reason.
+ */
+export function watchProgram(name: string, child: ChildProcess): Program {
+  const argv0 = child.spawnfile;
   let spawnError: Error | undefined;
   let out = '';
   const waiters: (() => void)[] = [];
@@ -86,7 +96,7 @@ export function startProgram(
     child.once('error', (err) => {
       if (child.pid !== undefined) return;
       spawnError = err;
-      out += `cannot start ${argv[0]}: ${err.message}\n`;
+      out += `cannot start ${argv0}: ${err.message}\n`;
       for (const w of waiters.splice(0)) w();
       r(err.message);
     });

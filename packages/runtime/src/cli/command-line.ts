@@ -13,9 +13,23 @@ export function durationArgument(value: string): number {
 /** A commander argument parser for a port number (0 to 65535; 0 picks a free one), naming `flag` in its message. */
 export function portArgument(flag: string): (value: string) => number {
   return (value) => {
-    if (!/^\d+$/.test(value) || Number(value) > 65535)
-      throw new InvalidArgumentError(`${flag} must be a port number`);
+    if (!isPort(value)) throw new InvalidArgumentError(`${flag} must be a port number`);
     return Number(value);
+  };
+}
+
+const isPort = (text: string) => /^\d+$/.test(text) && Number(text) <= 65535;
+
+/**
+ * A commander argument parser for a Go-style listen address (`:8080`, `127.0.0.1:8000`, `[::1]:80`,
+ * or `0` to disable), naming `flag` in its message; the address is returned as given.
+ */
+export function listenAddressArgument(flag: string): (value: string) => string {
+  return (value) => {
+    const port = value.slice(value.lastIndexOf(':') + 1);
+    if (value !== '0' && !(value.includes(':') && isPort(port)))
+      throw new InvalidArgumentError(`${flag} must be a listen address (host:port, :port, or 0 to disable)`);
+    return value;
   };
 }
 

@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CRI_STACK_SCRIPT } from './runtime-stack.ts';
+
+/**
+ * What a running `pnpm start` records in `<state-dir>/run.json`: its own PID, the runtime
+ * directory it started containerd and the registry under, and the programs it started. Its
+ * watchdog and the next `pnpm start` read it to stop, by these PIDs, what a killed run left.
+ */
+export interface RunRecord {
+  pid: number;
+  /** The watchdog's PID. */
+  watchdog?: number;
+  /** Where cri-stack.sh runs containerd and the registry for this run (the first) and its extra nodes. */
+  runtimeDirs: string[];
+  programs: { name: string; pid: number; entry: string }[];
+}
+
+/** What identifies the stack's own process in /proc/PID/cmdline. */
+export const STACK_ENTRY = 'packages/stack/src/main.ts';
+
+const recordFile = (stateDir: string) => join(stateDir, 'run.json');
+
+/** Writes the record (whole, never half-written: a temporary file renamed over it). */
+export function writeRunRecord(stateDir: string, record: RunRecord): void {
+  const tmp = `${recordFile(stateDir)}.tmp`;
+  writeFileSync(tmp, JSON.stringify(record));
+  renameSync(tmp, recordFile(stateDir));
+}
+
+/** The record a run left in `stateDir`, if any. */
+export function readRunRecord(stateDir: string): RunRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(recordFile(stateDir), 'utf8')) as RunRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the record (a run that stopped cleanly left nothing). */
+export function removeRunRecord(stateDir: string): void {
+  rmSync(recordFile(stateDir), { force: true });
+}
+
+/** Whether `pid` is alive and its command line contains `marker` (a recycled PID is not ours). */
+export function runs(pid: number | undefined, marker: string): boolean {
+  if (!pid) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(marker);
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** SIGTERM, then SIGKILL after `graceMs` if it is still there. */
+async function terminate(pid: number, marker: string, graceMs: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < graceMs && runs(pid, marker); waited += 100) await sleep(100);
+  if (runs(pid, marker)) process.kill(pid, 'SIGKILL');
+}
+
+/** The runtime daemons cri-stack.sh started under `dir`, with the PIDs it recorded and how to recognise them. */
+const runtimeDaemons = (dir: string) =>
+  [
+    ['registry', join(dir, 'registry/pid'), 'docker-registry'],
+    ['containerd', join(dir, 'containerd/pid'), 'containerd'],
+    ['dockerd', join(dir, 'docker/pid'), 'dockerd'],
+  ].map(([name, file, marker]) => ({
+    name: name!,
+    marker: marker!,
+    pid: existsSync(file!) ? Number(readFileSync(file!, 'utf8').trim()) : undefined,
+  }));
+
+/**
+ * Stops what a run that is gone left behind, by the PIDs it recorded: its programs (SIGTERM, then
+ * SIGKILL), then containerd and the registry through `cri-stack.sh down` for each of its runtime
+ * directories, extra nodes' first (in a session of its own), then SIGKILL for any of them still
+ * there. Returns what it found running, e.g. `registry (pid 12)`.
+ */
+export async function cleanUpAfter(record: RunRecord): Promise<string[]> {
+  const found: string[] = [];
+  const programs = record.programs.filter((p) => runs(p.pid, p.entry));
+  for (const p of programs) found.push(`${p.name} (pid ${p.pid})`);
+  await Promise.all(programs.map((p) => terminate(p.pid, p.entry, 5000)));
+  for (const dir of [...(record.runtimeDirs ?? [])].reverse()) {
+    if (!existsSync(dir)) continue;
+    const daemons = runtimeDaemons(dir).filter((d) => runs(d.pid, d.marker));
+    for (const d of daemons) found.push(`${d.name} (pid ${d.pid})`);
+    spawnSync('setsid', ['bash', CRI_STACK_SCRIPT, 'down'], {
+      env: { ...process.env, CRI_STACK_DIR: dir },
+      stdio: 'ignore',
+    });
+    for (const d of daemons) if (runs(d.pid, d.marker)) process.kill(d.pid!, 'SIGKILL');
+  }
+  return found;
+}

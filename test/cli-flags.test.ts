@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '@kruise/stack/processes';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Bad numbers, durations and ports on the command line of each program, run as users run them:
+ * each exits 2 before doing anything, with one line on stderr naming the flag's problem (no stack
+ * trace). The flags each program needs to get that far are given good values.
+ */
+const programs = {
+  'kruise-manager': { entry: 'packages/manager/src/main.ts', needs: [] as string[] },
+  'kruise-daemon': {
+    entry: 'packages/daemon/src/main.ts',
+    needs: ['--node-name=n', '--kubeconfig=/nonexistent/kubeconfig'],
+  },
+  'local node': {
+    entry: 'packages/local-node/src/node/main.ts',
+    needs: [
+      '--node-name=n',
+      '--kubeconfig=/nonexistent/kubeconfig',
+      '--runtime-endpoint=unix:///nonexistent.sock',
+    ],
+  },
+  'pnpm start': { entry: 'packages/stack/src/main.ts', needs: ['--state-dir=/nonexistent/state'] },
+};
+type ProgramName = keyof typeof programs;
+
+const cases: [ProgramName, string, string][] = [
+  // ports
+  ['kruise-manager', '--webhook-port=70000', '--webhook-port must be a port number'],
+  ['kruise-manager', '--webhook-port=1e3', '--webhook-port must be a port number'],
+  ['kruise-manager', '--webhook-port=-1', '--webhook-port must be a port number'],
+  ['kruise-manager', '--metrics-addr=:99999', '--metrics-addr must be a listen address'],
+  ['kruise-manager', '--health-probe-addr=127.0.0.1:http', '--health-probe-addr must be a listen address'],
+  ['kruise-daemon', '--addr=:65536', '--addr must be a listen address'],
+  ['kruise-daemon', '--addr=localhost:1.5', '--addr must be a listen address'],
+  ['local node', '--kubelet-port=65536', '--kubelet-port must be a port number'],
+  ['local node', '--kubelet-port=abc', '--kubelet-port must be a port number'],
+  ['pnpm start', '--registry-port=0x50', '--registry-port must be a port number'],
+  ['pnpm start', '--registry-port=70000', '--registry-port must be a port number'],
+  ['pnpm start', '--nodes=0', '--nodes: must be a whole number from 1 to 26, not "0"'],
+  ['pnpm start', '--nodes=1.5', '--nodes: must be a whole number from 1 to 26, not "1.5"'],
+  // numbers
+  ['kruise-manager', '--imagepulljob-workers=0', '--imagepulljob-workers must be a positive integer'],
+  ['kruise-manager', '--crr-workers=2.5', '--crr-workers must be a positive integer'],
+  ['kruise-manager', '--nodeimage-workers=many', '--nodeimage-workers must be a positive integer'],
+  ['kruise-manager', '--default-ttlseconds-for-always-nodeimage=-1', 'must be between 0 and 2678400'],
+  ['kruise-daemon', '--max-workers-for-pull-image=two', '--max-workers-for-pull-image must be an integer'],
+  ['kruise-daemon', '--max-workers-per-registry=1.5', '--max-workers-per-registry must be an integer'],
+  // durations
+  ['kruise-manager', '--nodeimage-creation-delay=30', 'invalid duration "30"'],
+  ['kruise-manager', '--nodeimage-creation-delay=soon', 'invalid duration "soon"'],
+  ['kruise-daemon', '--status-update-interval=2', 'invalid duration "2"'],
+  ['kruise-daemon', '--status-update-interval=1d', 'invalid duration "1d"'],
+  ['local node', '--restart-backoff=10', 'invalid duration "10"'],
+  ['local node', '--max-restart-backoff=5x', 'invalid duration "5x"'],
+  // unknown flags
+  ['kruise-manager', '--no-such-flag', "unknown option '--no-such-flag'"],
+  ['kruise-daemon', '--no-such-flag', "unknown option '--no-such-flag'"],
+  ['local node', '--no-such-flag', "unknown option '--no-such-flag'"],
+  ['pnpm start', '--no-such-flag', "unknown option '--no-such-flag'"],
+];
+
+/** Runs `program` with `flag` (after the flags it needs); its exit code, stdout and stderr. */
+function run(program: ProgramName, flag: string): Promise<{ code: number | null; out: string; err: string }> {
+  const { entry, needs } = programs[program];
+  const child = spawn(process.execPath, ['--conditions=source', join(repoRoot, entry), ...needs, flag], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    }),
+  );
+}
+
+/** Every case run a few at a time (each is a Node process start). */
+async function runAll(): Promise<Map<string, Awaited<ReturnType<typeof run>>>> {
+  const results = new Map<string, Awaited<ReturnType<typeof run>>>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < cases.length) {
+        const [program, flag] = cases[next++]!;
+        results.set(`${program} ${flag}`, await run(program, flag));
+      }
+    }),
+  );
+  return results;
+}
+
+describe('command-line flags', () => {
+  let results: Awaited<ReturnType<typeof runAll>>;
+
+  it('are refused with exit code 2 and a message naming the problem', async () => {
+    results = await runAll();
+    const wrong: string[] = [];
+    for (const [program, flag, message] of cases) {
+      const r = results.get(`${program} ${flag}`)!;
+      const ok = r.code === 2 && r.err.includes(message) && !/\n\s+at /.test(r.err);
+      if (!ok)
+        wrong.push(`${program} ${flag}: exit ${r.code}, stderr ${JSON.stringify(r.err.slice(0, 300))}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
+});
