@@ -58,10 +58,12 @@ const job = (name: string, image: string, extra: Record<string, unknown> = {}) =
     metadata: { name, namespace: 'default' },
     spec: { image, selector: { names: [NODE] }, completionPolicy: { type: 'Always' }, ...extra },
   });
+/** Waits for a job to complete; on timeout the error names the job's last status. */
 const jobDone = (name: string, timeoutMs = 60_000) =>
   until(async () => {
     const j = await sys.client.get<ImagePullJob & KubeObject>(Resources.ImagePullJob, 'default', name);
-    return j.status?.completionTime ? j : undefined;
+    if (j.status?.completionTime) return j;
+    throw new Error(`job ${name} not complete, status ${JSON.stringify(j.status)}`);
   }, timeoutMs);
 
 beforeAll(async () => {
