@@ -72,7 +72,7 @@ describe('lifecycle handlers', () => {
       tcp.close();
     }
     expect(await runLifecycleHandler(cri, { tcpSocket: { port } }, target(), 5)).toBe(
-      `connect ECONNREFUSED 127.0.0.1:${port}`,
+      `dial tcp 127.0.0.1:${port}: connect: connection refused`,
     );
   });
 
