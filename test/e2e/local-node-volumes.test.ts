@@ -13,7 +13,8 @@ const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs
   eventually(check, timeoutMs, 100);
 const rootDir = mkdtempSync(join(tmpdir(), 'kruise-kubelet-'));
 const hostDir = mkdtempSync(join(tmpdir(), 'kruise-hostpath-'));
-const env = useLocalNode('ln-volumes', { rootDir, volumeResyncMs: 1000 });
+const localPathRoot = join(rootDir, 'local-path');
+const env = useLocalNode('ln-volumes', { rootDir, volumeResyncMs: 1000 }, { localPathRoot });
 let client: KubeClient;
 let cri: CriClient;
 beforeAll(() => {
@@ -180,5 +181,45 @@ describe('volumes', () => {
     await until(async () =>
       (await podLog(client, 'nomount', { container: 'app' }).catch(() => '')) === 'v\n' ? true : undefined,
     );
+  }, 60_000);
+
+  it("mounts a persistentVolumeClaim through the local-path PV: the pod waits for the claim, its data stays in the PV's directory", async () => {
+    await client.create(Resources.PersistentVolumeClaim, {
+      metadata: { name: 'data', namespace: 'default' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    await client.create(Resources.Pod, {
+      metadata: { name: 'claimer', namespace: 'default' },
+      spec: {
+        // No nodeName: the scheduler binds it, the provisioner makes the PV for that node.
+        terminationGracePeriodSeconds: 2,
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+        containers: [
+          {
+            name: 'app',
+            image: `${registry}/busybox:v1`,
+            command: ['sh', '-c', `echo kept > /data/file; mkdir -p /sub-in; ${loop}`],
+            volumeMounts: [
+              { name: 'data', mountPath: '/data' },
+              { name: 'data', mountPath: '/sub-in', subPath: 'nested' },
+            ],
+          },
+        ],
+      },
+    });
+    const p = await until(async () => {
+      const x = await getPod('claimer');
+      return statusOf(x, 'app')?.state.running ? x : undefined;
+    });
+    expect(p.spec.nodeName).toBe('ln-volumes');
+    const claim = await client.get(Resources.PersistentVolumeClaim, 'default', 'data');
+    const pv = await client.get(Resources.PersistentVolume, undefined, claim.spec.volumeName);
+    expect(pv.spec.hostPath.path.startsWith(localPathRoot)).toBe(true);
+    await until(async () =>
+      (await inContainer('claimer', 'cat /data/file')) === 'kept\n' ? true : undefined,
+    );
+    expect(readFileSync(join(pv.spec.hostPath.path, 'file'), 'utf8')).toBe('kept\n');
+    await inContainer('claimer', 'echo deep > /sub-in/x');
+    expect(readFileSync(join(pv.spec.hostPath.path, 'nested/x'), 'utf8')).toBe('deep\n');
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ControlPlane } from '@kruise/control-plane';
+import { ControlPlane, type ControlPlaneOptions } from '@kruise/control-plane';
 import { CriClient } from '@kruise/cri/client';
 import { LocalNode, type LocalNodeOptions } from '@kruise/local-node';
 import { KubeClient, Resources } from '@kruise/runtime';
@@ -19,13 +19,17 @@ export interface LocalNodeEnv {
 
 /**
  * Registers beforeAll/afterAll for a test file that runs one local node named `nodeName` on the
- * test containerd against a control plane of its own: quick back-off and retries (and `options`); at the end the
+ * test containerd against a control plane of its own (`controlPlane` options): quick back-off and retries (and `options`); at the end the
  * pods in `default` are deleted and waited for, then everything stops.
  */
-export function useLocalNode(nodeName: string, options: Partial<LocalNodeOptions> = {}): LocalNodeEnv {
+export function useLocalNode(
+  nodeName: string,
+  options: Partial<LocalNodeOptions> = {},
+  controlPlane: ControlPlaneOptions = {},
+): LocalNodeEnv {
   const env = { podLogsDir: mkdtempSync(join(tmpdir(), 'kruise-pod-logs-')) } as LocalNodeEnv;
   beforeAll(async () => {
-    env.cp = await ControlPlane.start();
+    env.cp = await ControlPlane.start(controlPlane);
     env.client = KubeClient.fromString(env.cp.kubeconfig());
     env.cri = new CriClient(inject('criSocket'));
     env.node = new LocalNode({
