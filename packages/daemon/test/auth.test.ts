@@ -8,11 +8,15 @@ import { CriImageService } from '../src/runtime/cri-image-service.ts';
 import { imageBlobs } from '../src/runtime/image-blobs.ts';
 import { startDaemonTestEnv } from './env.ts';
 import { type PrivateRegistry, startPrivateRegistry } from './private-registry.ts';
+import { startTokenServer, type TokenServer } from './token-server.ts';
 
 let client: KubeClient;
 let cri: CriClient;
 let stop: () => Promise<void>;
 let reg: PrivateRegistry;
+/** Token auth as Docker Hub: anonymous pulls allowed, wrong credentials refused. */
+let tokens: TokenServer;
+let open: PrivateRegistry;
 
 beforeAll(async () => {
   ({ client, cri, stop } = await startDaemonTestEnv());
@@ -23,9 +27,19 @@ beforeAll(async () => {
     'puller',
     's3cret-pw',
   );
+  tokens = await startTokenServer('puller', 's3cret-pw');
+  open = await startPrivateRegistry(
+    inject('criStackDir'),
+    `${inject('registry')}/busybox:v1`,
+    'puller',
+    's3cret-pw',
+    tokens,
+  );
 });
 afterAll(async () => {
   await reg.stop();
+  await open.stop();
+  await tokens.stop();
   await stop();
 });
 
@@ -37,14 +51,14 @@ const dockerconfig = (host: string, user: string, pw: string) => ({
   ).toString('base64'),
 });
 
-async function pullWith(node: string, secretName: string) {
+async function pullWith(node: string, secretName: string | undefined, host = reg.host) {
   const now = kubeTime();
   await client.create(Resources.NodeImage, {
     metadata: { name: node },
     spec: {
       images: {
-        [`${reg.host}/private`]: {
-          pullSecrets: [{ namespace: 'kruise-daemon-config', name: secretName }],
+        [`${host}/private`]: {
+          ...(secretName ? { pullSecrets: [{ namespace: 'kruise-daemon-config', name: secretName }] } : {}),
           tags: [
             {
               tag: 'v1',
@@ -73,7 +87,7 @@ async function pullWith(node: string, secretName: string) {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const ni = await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node);
-    const s = ni.status?.imageStatuses?.[`${reg.host}/private`]?.tags?.[0];
+    const s = ni.status?.imageStatuses?.[`${host}/private`]?.tags?.[0];
     if (s?.phase === 'Succeeded' || s?.phase === 'Failed') {
       await puller.stop();
       return s;
@@ -95,7 +109,7 @@ describe('private registry', () => {
     await cri.removeImage(`${reg.host}/private:v1`);
   });
 
-  it('fails with a wrong password, without falling back to an anonymous pull', async () => {
+  it('fails with a wrong password on a registry without anonymous access', async () => {
     await client.create(Resources.Secret, {
       metadata: { name: 'bad', namespace: 'kruise-daemon-config' },
       type: 'kubernetes.io/dockerconfigjson',
@@ -105,6 +119,28 @@ describe('private registry', () => {
     expect(status.phase).toBe('Failed');
     expect(status.message).toMatch(/unauthorized|401/i);
     expect(status.message).not.toContain('wrong');
+  });
+
+  it('fails with a wrong password, without falling back to an anonymous pull', async () => {
+    const image = `${open.host}/private:v1`;
+    // This registry serves anonymous pulls: without a secret the image comes.
+    expect((await pullWith('auth-open-anonymous', undefined, open.host)).phase).toBe('Succeeded');
+    expect(tokens.requests.anonymous).toBeGreaterThan(0);
+    await cri.removeImage(image);
+    await client.create(Resources.Secret, {
+      metadata: { name: 'bad-open', namespace: 'kruise-daemon-config' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: dockerconfig(open.host, 'puller', 'wrong'),
+    });
+    const before = { ...tokens.requests };
+    const status = await pullWith('auth-open-bad', 'bad-open', open.host);
+    expect(status.phase).toBe('Failed');
+    expect(status.message).toMatch(/unauthorized|401/i);
+    expect(status.message).not.toContain('wrong');
+    // The wrong credential was tried and refused; no anonymous token was asked for; no image came.
+    expect(tokens.requests.rejected).toBeGreaterThan(before.rejected);
+    expect(tokens.requests.anonymous).toBe(before.anonymous);
+    expect((await cri.imageStatus(image)).image).toBeNull();
   });
 
   it("reads the blobs a pull downloads with the pull's credential (for live progress), and not without", async () => {

@@ -1,8 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { freePort } from '../../../test/support/free-port.ts';
+import type { TokenServer } from './token-server.ts';
 
 /** A registry with basic auth (htpasswd), started and stopped by PID, plain HTTP on loopback. */
 export interface PrivateRegistry {
@@ -11,23 +13,31 @@ export interface PrivateRegistry {
 }
 
 /**
- * Starts a second docker-registry requiring `user`/`password`, copies `source` into it as
- * `private:v1`, and tells containerd (through its certs.d hosts.toml) to use plain HTTP for it.
+ * Starts a second docker-registry, copies `source` into it as `private:v1`, and tells containerd
+ * (through its certs.d hosts.toml) to use plain HTTP for it. Without `tokens` it requires
+ * `user`/`password` (htpasswd: nothing anonymous); with `tokens` it takes the bearer tokens of that
+ * server (token auth, as Docker Hub: anonymous pulls allowed, wrong credentials refused).
  */
 export async function startPrivateRegistry(
   stackDir: string,
   source: string,
   user: string,
   password: string,
+  tokens?: TokenServer,
 ): Promise<PrivateRegistry> {
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
   const dir = join(stackDir, `private-${port}`);
   mkdirSync(join(dir, 'data'), { recursive: true });
   writeFileSync(join(dir, 'htpasswd'), `${user}:${bcrypt.hashSync(password, 10)}\n`);
+  let auth = `htpasswd: { realm: kruise-test, path: ${dir}/htpasswd }`;
+  if (tokens) {
+    writeFileSync(join(dir, 'token-cert.pem'), tokens.certificate);
+    auth = `token: { realm: "${tokens.realm}", service: ${tokens.service}, issuer: ${tokens.issuer}, rootcertbundle: ${dir}/token-cert.pem }`;
+  }
   writeFileSync(
     join(dir, 'config.yml'),
-    `version: 0.1\nlog: { level: warn, accesslog: { disabled: true } }\nstorage:\n  filesystem: { rootdirectory: ${dir}/data }\nauth:\n  htpasswd: { realm: kruise-test, path: ${dir}/htpasswd }\nhttp: { addr: ${host} }\n`,
+    `version: 0.1\nlog: { level: warn, accesslog: { disabled: true } }\nstorage:\n  filesystem: { rootdirectory: ${dir}/data }\nauth:\n  ${auth}\nhttp: { addr: ${host} }\n`,
   );
   const child: ChildProcess = spawn('docker-registry', ['serve', join(dir, 'config.yml')], {
     stdio: 'ignore',
@@ -39,7 +49,8 @@ export async function startPrivateRegistry(
     if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  execFileSync('skopeo', [
+  // Asynchronous: a token server for this registry may run in this very process.
+  await promisify(execFile)('skopeo', [
     'copy',
     '--quiet',
     '--src-tls-verify=false',
