@@ -4,6 +4,7 @@ import { withConnectionReuse } from '@kruise/runtime';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { benchApplyCost } from './control-plane-apply.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
+import { benchScheduling } from './control-plane-scheduling.ts';
 import { figure, sideBySide } from './figures.ts';
 import { quantile } from './stats.ts';
 
@@ -147,6 +148,7 @@ export async function benchControlPlane(): Promise<void> {
     });
     figure('control-plane.watch-fanout-p99', p99s);
     await benchApplyCost(cp.kubeconfigPath, () => cpuSeconds(pid));
+    await benchScheduling(cp.kubeconfigPath);
   } finally {
     await cp.stop();
   }

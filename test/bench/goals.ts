@@ -36,6 +36,11 @@ export const GOALS = {
     unit: 'x',
     atMost: 3,
   },
+  'control-plane.scheduling-bindings-per-s': {
+    what: 'scheduler bindings/s: 1,000 pending pods onto 10 nodes (uncordoned at once -> every pod bound, by watch)',
+    unit: '/s',
+    atLeast: 500,
+  },
   'control-plane.watch-fanout-p99': {
     what: 'control-plane watch fan-out p99, 50 watchers (write start -> event received)',
     unit: 'ms',

@@ -20,10 +20,9 @@ export async function createNode(core: CoreV1Api, name: string, spec: TestNode =
       spec: { taints: spec.taints, unschedulable: spec.unschedulable },
     },
   });
-  const node = await core.readNode({ name });
   const allocatable = { cpu: spec.cpu ?? '4', memory: spec.memory ?? '8Gi', pods: spec.pods ?? '110' };
-  const now = new Date();
-  node.status = {
+  const now = new Date().toISOString();
+  const status = {
     capacity: allocatable,
     allocatable,
     conditions:
@@ -40,5 +39,6 @@ export async function createNode(core: CoreV1Api, name: string, spec: TestNode =
             },
           ],
   };
-  return core.replaceNodeStatus({ name, body: node });
+  // A JSON patch: the node lifecycle controller may have tainted the new node meanwhile.
+  return core.patchNodeStatus({ name, body: [{ op: 'add', path: '/status', value: status }] });
 }
