@@ -1,6 +1,7 @@
 import type { CriClient } from '@kruise/cri/client';
+import type { HandlerTarget } from '@kruise/cri/lifecycle-handler';
 import type { Container, Probe } from 'kubernetes-types/core/v1.js';
-import { runProbe } from './probe-check.ts';
+import { type ProbeOutcome, runProbe } from './probe-check.ts';
 
 /** kubelet's three probe kinds, in the words its events use. */
 export type ProbeType = 'Startup' | 'Readiness' | 'Liveness';
@@ -23,6 +24,8 @@ export interface ProberDeps {
   onChange(podUid: string): void;
   /** A probe failed once: kubelet's `Unhealthy` event. */
   onUnhealthy(podUid: string, container: string, message: string): void;
+  /** Runs one probe (default: runProbe against the runtime and the pod's address). */
+  check?: (probe: Probe, target: HandlerTarget) => Promise<ProbeOutcome>;
 }
 
 interface Worker {
@@ -115,7 +118,9 @@ export class Prober {
     // Liveness and readiness wait for the startup probe; a started container is not probed for startup again.
     if (w.type !== 'Startup' && !this.started(w.target.id)) return next();
     if (w.type === 'Startup' && w.result === true) return;
-    const outcome = await runProbe(this.d.cri, p, {
+    const check =
+      this.d.check ?? ((probe: Probe, target: HandlerTarget) => runProbe(this.d.cri, probe, target));
+    const outcome = await check(p, {
       containerId: w.target.id,
       containerName: w.target.spec.name,
       podIP: this.d.hostIP,
