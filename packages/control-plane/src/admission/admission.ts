@@ -7,7 +7,8 @@ import type { Store } from '../store/store.ts';
 import { rulesMatch, selectorsMatch } from './matching.ts';
 import { callWebhook, type WebhookTarget } from './webhook-client.ts';
 
-function targetOf(store: Store, webhook: any): WebhookTarget {
+/** Where a webhook (admission or conversion) is reached: its URL, or its Service through the Endpoints. */
+export function targetOf(store: Store, webhook: any): WebhookTarget {
   const cc = webhook.clientConfig ?? {};
   const ca = cc.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : undefined;
   if (cc.url) {

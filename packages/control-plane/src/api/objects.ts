@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CrdConverter } from '../crd/conversion.ts';
 import { ApiError, alreadyExists, badRequest, conflict, forbidden, invalid, notFound } from '../errors.ts';
 import { resizedPod } from '../registry/builtins/pod-update.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
@@ -64,9 +65,23 @@ export class ObjectService {
   private readonly store: Store;
   readonly registry: ResourceRegistry;
 
+  /** Converts custom resources between their CRD's versions (stored at the storage version). */
+  readonly converter: CrdConverter;
+
   constructor(store: Store, registry: ResourceRegistry) {
     this.store = store;
     this.registry = registry;
+    this.converter = new CrdConverter(store);
+  }
+
+  /** The object as stored: a custom resource at its CRD's storage version. */
+  private async stored(type: ResourceType, obj: KubeObject): Promise<KubeObject> {
+    return CrdConverter.converts(type) ? this.converter.toStorage(type, obj) : obj;
+  }
+
+  /** The object as served at the type's version. */
+  async served(type: ResourceType, obj: KubeObject): Promise<KubeObject> {
+    return CrdConverter.converts(type) ? this.converter.toServed(type, obj) : obj;
   }
 
   private key(type: ResourceType): string {
@@ -217,13 +232,14 @@ export class ObjectService {
         throw alreadyExists(type.plural, type.group, name);
       return result;
     }
-    // The namespace may have started terminating while admission ran.
-    this.checkNamespace(type, namespace, result, true);
+    const toStore = await this.stored(type, result);
+    // The namespace may have started terminating while admission (or conversion) ran.
+    this.checkNamespace(type, namespace, toStore, true);
     const entry = this.store.commit(this.key(type), type.namespaced ? namespace : '', name, (current) => {
       if (current) throw alreadyExists(type.plural, type.group, name);
-      return result;
+      return toStore;
     });
-    return entry!.obj;
+    return this.served(type, entry!.obj);
   }
 
   /**
@@ -241,7 +257,7 @@ export class ObjectService {
     const subresource = options.subresource ?? '';
     for (let attempt = 0; ; attempt++) {
       const current = this.getEntry(type, ns, name);
-      const old: KubeObject = current.obj;
+      const old: KubeObject = await this.served(type, current.obj);
       let desired: KubeObject;
       if ('body' in input) {
         desired = clone(input.body);
@@ -321,7 +337,8 @@ export class ObjectService {
         { ...next, metadata: { ...next.metadata, resourceVersion: '' } },
         { ...old, metadata: { ...old.metadata, resourceVersion: '' } },
       );
-      if (options.dryRun || unchanged) return unchanged ? current.obj : next;
+      if (options.dryRun || unchanged) return unchanged ? old : next;
+      const toStore = await this.stored(type, next);
       const finished =
         Boolean(next.metadata?.deletionTimestamp) &&
         !next.metadata?.finalizers?.length &&
@@ -333,7 +350,7 @@ export class ObjectService {
           raced = true;
           return undefined;
         }
-        return finished ? null : next;
+        return finished ? null : toStore;
       });
       if (raced) {
         if ('body' in input && input.body.metadata?.resourceVersion) {
@@ -343,10 +360,10 @@ export class ObjectService {
         throw modified(type, name);
       }
       if (finished) {
-        this.onRemoved?.(type, next, undefined);
+        this.onRemoved?.(type, toStore, undefined);
         return next;
       }
-      return entry!.obj;
+      return this.served(type, entry!.obj);
     }
   }
 
@@ -443,6 +460,19 @@ export class ObjectService {
 
   /** Deletes an object: at once, or by marking it with a deletionTimestamp while finalizers or a grace period remain. */
   async delete(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    options: DeleteOptions,
+  ): Promise<KubeObject> {
+    const out = await this.deleteStored(type, namespace, name, options);
+    if (!CrdConverter.converts(type)) return out;
+    const served = await this.served(type, out);
+    if (wasRemoved(out)) removedByDelete.add(served);
+    return served;
+  }
+
+  private async deleteStored(
     type: ResourceType,
     namespace: string,
     name: string,

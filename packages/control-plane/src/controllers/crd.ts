@@ -7,6 +7,16 @@ import { BuiltinController, type ControllerDeps } from './deps.ts';
 const CRD_USER: UserInfo = { username: 'system:apiextensions-controller', groups: ['system:masters'] };
 const CRD_RESOURCE = 'apiextensions.k8s.io/customresourcedefinitions';
 
+/**
+ * The versions objects of a CRD may be stored at: those recorded, plus the current storage version
+ * (kube-apiserver appends it when the storage version changes and never drops one by itself).
+ */
+function storedVersionsOf(crd: KubeObject): string[] {
+  const recorded: string[] = crd.status?.storedVersions ?? [];
+  const storage = (crd.spec?.versions ?? []).find((v: any) => v.storage)?.name;
+  return storage && !recorded.includes(storage) ? [...recorded, storage] : recorded;
+}
+
 /** Serves the resources of CRDs: registers them, marks the CRD Established, and cleans up on delete. */
 export class CrdController extends BuiltinController {
   constructor(deps: ControllerDeps) {
@@ -21,6 +31,8 @@ export class CrdController extends BuiltinController {
         } else {
           this.register(e.obj);
           if (!this.established(e.obj)) void this.markEstablished(e.obj.metadata?.name);
+          else if (storedVersionsOf(e.obj).join() !== (e.obj.status?.storedVersions ?? []).join())
+            void this.recordStorageVersion(e.obj.metadata?.name);
         }
       },
     });
@@ -70,12 +82,26 @@ export class CrdController extends BuiltinController {
                 },
               ],
               acceptedNames: crd.spec?.names ?? {},
-              storedVersions: (crd.spec?.versions ?? [])
-                .filter((v: any) => v.storage)
-                .map((v: any) => v.name),
+              storedVersions: storedVersionsOf(crd),
             },
           }),
         },
+        { user: CRD_USER, subresource: 'status' },
+      );
+    } catch {
+      // deleted meanwhile
+    }
+  }
+
+  /** Adds a new storage version to `status.storedVersions`, as kube-apiserver does when it changes. */
+  private async recordStorageVersion(name: string): Promise<void> {
+    const type = this.registry.byResource('apiextensions.k8s.io', 'customresourcedefinitions')!;
+    try {
+      await this.objects.update(
+        type,
+        '',
+        name,
+        { patch: (crd) => ({ ...crd, status: { ...crd.status, storedVersions: storedVersionsOf(crd) } }) },
         { user: CRD_USER, subresource: 'status' },
       );
     } catch {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nowRFC3339 } from '../api/context.ts';
 import type { UserInfo } from '../auth/attributes.ts';
+import { CrdConverter } from '../crd/conversion.ts';
 import {
   ApiError,
   badRequest,
@@ -18,6 +19,7 @@ import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '.
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
 import { managerOf } from '../ssa/field-manager.ts';
+import type { Entry } from '../store/store.ts';
 import { forceNotAllowed, serveApply } from './apply.ts';
 import { parseJson, readBody } from './body.ts';
 import { deleteResult } from './delete-result.ts';
@@ -124,7 +126,8 @@ export class ResourceHandler {
       case 'get': {
         if (info.subresource === 'token') throw methodNotAllowed('GET');
         const e = this.deps.objects.getEntry(type, info.namespace, info.name);
-        if (info.subresource === 'scale') return send(200, toScale(type, e.obj));
+        if (info.subresource === 'scale')
+          return send(200, toScale(type, await this.deps.objects.served(type, e.obj)));
         if (info.subresource === 'log')
           return streamPodLog(res, e.obj, query, (name) => {
             const nodes = this.deps.registry.lookup('', 'v1', 'nodes')!;
@@ -135,6 +138,8 @@ export class ResourceHandler {
             200,
             toTable(type, [e.obj], { resourceVersion: String(e.rv) }, query.get('includeObject')),
           );
+        if (CrdConverter.converts(type) && e.obj.apiVersion !== apiVersionOf(type))
+          return send(200, await this.deps.objects.served(type, e.obj));
         return send(200, e.obj, e.json);
       }
       case 'list':
@@ -258,13 +263,13 @@ export class ResourceHandler {
     return fields;
   }
 
-  private list(
+  private async list(
     req: IncomingMessage,
     res: ServerResponse,
     type: ResourceType,
     info: RequestInfo,
     query: URLSearchParams,
-  ): void {
+  ): Promise<void> {
     const { store } = this.deps;
     const labels = parseLabelSelector(query.get('labelSelector'));
     const fields = this.fieldSelector(type, query);
@@ -294,8 +299,7 @@ export class ResourceHandler {
       entries = at;
       snapshotRV = continued.rv;
     }
-    const items: string[] = [];
-    const objects: KubeObject[] = [];
+    const page: Entry[] = [];
     let next = '';
     let remaining = 0;
     const table = wantsTable(req.headers.accept);
@@ -305,13 +309,18 @@ export class ResourceHandler {
       if (start && key <= start) continue;
       if (labels.length && !matchesLabels(labels, e.obj.metadata?.labels)) continue;
       if (fields.length && !matchesFields(fields, selectableFieldsOf(type, e.obj))) continue;
-      if (limit > 0 && items.length >= limit) {
+      if (limit > 0 && page.length >= limit) {
         remaining++;
         continue;
       }
-      items.push(e.json);
-      if (table || proto) objects.push(e.obj);
-      if (limit > 0 && items.length === limit) next = key;
+      page.push(e);
+      if (limit > 0 && page.length === limit) next = key;
+    }
+    let objects = page.map((e) => e.obj);
+    let items = page.map((e) => e.json);
+    if (CrdConverter.converts(type) && objects.some((o) => o.apiVersion !== apiVersionOf(type))) {
+      objects = await this.deps.objects.converter.convert(type, objects, apiVersionOf(type));
+      items = objects.map((o) => JSON.stringify(o));
     }
     const rv = String(snapshotRV);
     const metadata: Record<string, unknown> = { resourceVersion: rv };
@@ -370,6 +379,7 @@ export class ResourceHandler {
       clearTimeout(timer);
     });
     if (wantsTable(accept)) watcher.asTable = { includeObject: query.get('includeObject') };
+    if (CrdConverter.converts(type)) watcher.convert = (obj) => this.deps.objects.served(type, obj);
     if (fromRV === undefined || sendInitial) {
       for (const e of store.list(resource, info.namespace || undefined)) {
         if (labels.length && !matchesLabels(labels, e.obj.metadata?.labels)) continue;

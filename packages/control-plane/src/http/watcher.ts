@@ -31,6 +31,12 @@ export class Watcher implements ChangeListener {
   private readonly onClose: () => void;
   /** Set when the client asked for Table output (`kubectl get -w`): events carry one-row Tables. */
   asTable: { includeObject: string | null } | undefined;
+  /**
+   * Set for custom resources that may be stored at another version than the one watched: every
+   * event's object is converted first, events staying in order.
+   */
+  convert: ((obj: KubeObject) => Promise<KubeObject>) | undefined;
+  private pending: Promise<void> = Promise.resolve();
 
   constructor(
     type: ResourceType,
@@ -72,11 +78,35 @@ export class Watcher implements ChangeListener {
       return;
     }
     if (!now) return;
-    if (this.asTable) this.writeEvent(e.type, e.obj);
+    if (this.asTable || this.convert) this.writeEvent(e.type, e.obj);
     else this.write(e.line);
   }
 
   private writeEvent(type: string, obj: KubeObject, json?: string): void {
+    const convert = this.convert;
+    if (!convert) return this.writeConverted(type, obj, json);
+    this.later(async () => {
+      try {
+        this.writeConverted(type, await convert(obj));
+      } catch (err) {
+        const status = (err as { toStatus?: () => Record<string, unknown> }).toStatus?.();
+        this.sendError(
+          status ?? { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, message: String(err) },
+        );
+      }
+    });
+  }
+
+  /** Runs a write after those already waiting for a conversion (or at once when none wait). */
+  private later(write: () => void | Promise<void>): void {
+    if (!this.convert) {
+      void write();
+      return;
+    }
+    this.pending = this.pending.then(write);
+  }
+
+  private writeConverted(type: string, obj: KubeObject, json?: string): void {
     const body = this.asTable
       ? JSON.stringify(
           toTable(
@@ -100,9 +130,8 @@ export class Watcher implements ChangeListener {
     if (!this.bookmarks || this.closed) return;
     const annotations = initialEventsEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
     const apiVersion = this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
-    this.write(
-      `{"type":"BOOKMARK","object":{"kind":"${this.type.kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${Math.max(rv, this.lastRV)}"${annotations}}}}\n`,
-    );
+    const line = `{"type":"BOOKMARK","object":{"kind":"${this.type.kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${Math.max(rv, this.lastRV)}"${annotations}}}}\n`;
+    this.later(() => this.write(line));
   }
 
   /** Sends an ERROR event with a Status, then ends the watch. */

@@ -23,6 +23,24 @@ const BUILTIN_RESOURCES: ResourceType[] = [
   ...ACCESS_REVIEW_RESOURCES,
 ];
 
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * Kubernetes' version priority (discovery lists versions in it; the first is preferred): GA before
+ * beta before alpha, higher numbers first, then versions not of that form in alphabetical order.
+ */
+export function compareVersionPriority(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] | undefined => {
+    const m = KUBE_VERSION.exec(v);
+    if (!m) return undefined;
+    return [m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const ra = rank(a);
+  const rb = rank(b);
+  if (!ra || !rb) return ra ? -1 : rb ? 1 : a.localeCompare(b);
+  return rb[0] - ra[0] || rb[1] - ra[1] || rb[2] - ra[2];
+}
+
 /** The resources the server knows: built-ins plus those of established CRDs. */
 export class ResourceRegistry {
   private readonly byKey = new Map<string, ResourceType>();
@@ -78,6 +96,7 @@ export class ResourceRegistry {
       if (!versions.includes(type.version)) versions.push(type.version);
       groups.set(type.group, versions);
     }
+    for (const versions of groups.values()) versions.sort(compareVersionPriority);
     return groups;
   }
 }

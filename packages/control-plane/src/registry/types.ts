@@ -62,6 +62,10 @@ export interface ResourceType {
   schema?: Record<string, any>;
   /** Set for custom resources: the CRD's name. */
   crdName?: string;
+  /** Set for custom resources: the CRD's storage version, and how objects convert between versions. */
+  storageVersion?: string;
+  /** The CRD's `spec.conversion` (`None` when absent). */
+  conversion?: { strategy?: string; webhook?: Record<string, any> };
   /** Scale subresource paths of a CRD. */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
