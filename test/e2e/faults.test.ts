@@ -214,8 +214,8 @@ describe('faults', () => {
     }, 25_000);
     const takeover = Date.now() - killedAt;
     expect(takeover).toBeLessThanOrEqual(15_000 + 2_000 + 1_000);
-    // webhooks from the survivor
-    const survivor = replicaOf(after)!;
+    // webhooks from the survivor (its "became leader" line may reach us just after the Lease changes)
+    const survivor = await until(() => replicaOf(after), 5000);
     await pointWebhookService(sys.client, webhookPorts.get(survivor)!);
     for (let i = 0; i < 20; i++)
       expect((await jobDone(`many-${i}`, 90_000)).status).toMatchObject({
