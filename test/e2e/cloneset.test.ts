@@ -6,6 +6,7 @@ import { type KubeObject, Resources } from '@kruise/runtime';
 type Pod = KubeObject;
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { podLog } from '../support/pod-log.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
 /**
@@ -147,6 +148,42 @@ describe('CloneSet on a real node', () => {
     );
     expect(back.currentRevision).toBe(first);
     expect((await pods('canary')).map((p) => p.metadata!.uid)).toEqual(uids);
+  });
+
+  it('a label read by an env var and the image change in place with one restart', async () => {
+    const template = (version: string, tag: string) => ({
+      metadata: { labels: { app: 'envy', version } },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [
+          {
+            name: 'app',
+            image: image(tag),
+            env: [{ name: 'VERSION', valueFrom: { fieldRef: { fieldPath: "metadata.labels['version']" } } }],
+            command: ['sh', '-c', `echo "version=$VERSION"; ${LOOP[2]}`],
+          },
+        ],
+      },
+    });
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('envy', {
+        replicas: 1,
+        updateStrategy: { type: 'InPlaceIfPossible' },
+        template: template('v1', 'v1'),
+      }),
+    );
+    await settled('envy', (st) => st.availableReplicas === 1);
+    const [before] = await pods('envy');
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'envy', {
+      spec: { template: template('v2', 'v2') },
+    });
+    await settled('envy', (st, p) => st.updatedAvailableReplicas === 1 && p.every((x) => status(x).ready));
+    const [after] = await pods('envy');
+    expect(after!.metadata!.uid).toBe(before!.metadata!.uid);
+    expect(status(after!).restartCount).toBe(1);
+    expect(status(after!).image).toBe(image('v2'));
+    expect(await podLog(sys.client, after!.metadata!.name!, { container: 'app' })).toContain('version=v2');
   });
 
   it('a pod marked specified-delete waits for the preDelete hook, then is replaced', async () => {
