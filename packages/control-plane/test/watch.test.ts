@@ -74,6 +74,33 @@ describe('watch', () => {
     w.stop();
   });
 
+  it('parses boolean parameters as kube-apiserver: ?watch=True watches, allowWatchBookmarks=True gets bookmarks', async () => {
+    const list = await core.listNamespacedConfigMap({ namespace: 'default' });
+    // Python's spelling of booleans; only absent, 0 and false (any case) are false.
+    const w = collect('/api/v1/namespaces/default/configmaps', {
+      watch: 'True',
+      resourceVersion: list.metadata?.resourceVersion,
+      allowWatchBookmarks: 'True',
+    });
+    await w.started;
+    await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'py-bool' } } });
+    await eventually(
+      () =>
+        w.events.some((e) => e.type === 'BOOKMARK') &&
+        w.events.some((e) => e.obj?.metadata?.name === 'py-bool'),
+    );
+    w.stop();
+    const off = collect('/api/v1/namespaces/default/configmaps', {
+      resourceVersion: list.metadata?.resourceVersion,
+      allowWatchBookmarks: 'FALSE',
+    });
+    await off.started;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(off.events.some((e) => e.type === 'BOOKMARK')).toBe(false);
+    expect(off.events.some((e) => e.obj?.metadata?.name === 'py-bool')).toBe(true);
+    off.stop();
+  });
+
   it('answers 410 Gone for a resourceVersion older than the history window', async () => {
     const old = (await core.listNamespacedConfigMap({ namespace: 'default' })).metadata!.resourceVersion;
     await core.createNamespacedConfigMap({
