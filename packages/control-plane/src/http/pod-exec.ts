@@ -22,11 +22,12 @@ function refuse(socket: Duplex, err: ApiError): void {
 }
 
 /**
- * `pods/exec` (`kubectl exec`): an upgrade request (WebSocket — kubectl ≥ 1.30's
- * v5.channel.k8s.io … — or SPDY) authenticated and authorized as kube-apiserver does (`create`
- * and `get` on pods/exec), its container checked, then passed on to the kubelet of the pod's node
- * (`/exec/<namespace>/<pod>/<container>`) and the two connections spliced; the protocol is what
- * kubectl and the node's runtime agree on. Returns the server's `upgrade` listener.
+ * `pods/exec` (`kubectl exec`): an upgrade request (WebSocket or SPDY) authenticated and
+ * authorized as kube-apiserver does (`create` and `get` on pods/exec), its container checked, then
+ * passed on to the kubelet of the pod's node (`/exec/<namespace>/<pod>/<container>`) and the two
+ * connections spliced; the protocol is what kubectl and the node's runtime agree on (with
+ * containerd 1.6: kubectl's v5 WebSocket is refused and it falls back to SPDY, ADR 0033).
+ * Returns the server's `upgrade` listener.
  */
 export function podExecUpgrade(
   deps: Pick<HandlerDeps, 'store' | 'registry' | 'objects' | 'tokens' | 'rbac'>,
