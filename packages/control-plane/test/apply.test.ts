@@ -228,6 +228,33 @@ spec:
     expect(clash.err).toContain('Apply failed with 1 conflict: conflict with "left": .spec.tags');
   });
 
+  it('applies status through the status subresource as its own manager', async () => {
+    const status = await rawRequest(
+      s.cp,
+      'PATCH',
+      '/apis/apps/v1/namespaces/default/deployments/web/status?fieldManager=rollout',
+      {
+        body: JSON.stringify({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'web' },
+          status: { observedGeneration: 7, replicas: 5 },
+          spec: { replicas: 9 },
+        }),
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      },
+    );
+    expect(status.code).toBe(200);
+    expect(status.body.status).toMatchObject({ observedGeneration: 7, replicas: 5 });
+    expect(status.body.spec.replicas).toBe(5);
+    const entry = status.body.metadata.managedFields.find((e: any) => e.manager === 'rollout');
+    expect(entry).toMatchObject({
+      operation: 'Apply',
+      subresource: 'status',
+      fieldsV1: { 'f:status': { 'f:observedGeneration': {}, 'f:replicas': {} } },
+    });
+  });
+
   it('requires a field manager for apply and refuses force on other patches, as kube-apiserver', async () => {
     const path = '/api/v1/namespaces/default/configmaps/csa';
     const noManager = await rawRequest(s.cp, 'PATCH', path, {

@@ -47,7 +47,9 @@ describe('protobuf request and response bodies (pinned kubectl)', () => {
     expect(viaProtobuf.spec.template.metadata.creationTimestamp).toBeNull();
     delete viaProtobuf.status;
     delete viaProtobuf.spec.template.metadata.creationTimestamp;
-    expect(viaProtobuf).toEqual(viaJson);
+    expect(viaProtobuf).toEqual(viaJson); // An error answered in protobuf (a Status) reads as kube-apiserver's.
+    const again = await s.kubectl(['create', 'deployment', 'web', '--image=nginx:1.27']);
+    expect(again.err).toBe('error: failed to create deployment: deployments.apps "web" already exists\n');
   });
 
   it('creates a role, a binding and a token that together grant what was asked', async () => {
