@@ -20,8 +20,9 @@ export type KubectlVersion = '1.27' | '1.33';
 
 /**
  * The kubectl versions the README claims, each tested against the control plane: the oldest and
- * the newest claimed. (1.27 validates through `/openapi/v2`, which the control plane does not
- * serve yet; it joins this list when it does.)
+ * the newest claimed. (1.27 validates through `/openapi/v2` in its protobuf form only; the
+ * control plane serves that document as JSON, so 1.27 joins this list when the protobuf form is
+ * served.)
  */
 export const KUBECTL_VERSIONS: readonly KubectlVersion[] = ['1.33'];
 
