@@ -1,6 +1,7 @@
 import { ControlPlane } from '@kruise/control-plane';
 import { Informer, KubeClient, Resources, WorkQueue } from '@kruise/runtime';
 import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
+import { eventually } from '../support/poll.ts';
 import { figure, sideBySide } from './figures.ts';
 
 const KEYS = 10_000;
@@ -62,30 +63,43 @@ const podBody = (i: number) => ({
   },
 });
 
-/** Heap (MB) of 1,000 pods cached by an informer: ours or client-node's, measured in this process. */
+/** Waits until an informer's cache holds every pod (the figure is per full cache). */
+const cached = (count: () => number) => eventually(() => count() === PODS, 30_000, 10);
+
+/**
+ * Heap (MB) an informer's cache of 1,000 pods holds, ours or client-node's, measured in this
+ * process: the heap with the informer synced, less the heap once it is stopped and released (so
+ * garbage of an earlier round, collected late, cannot make a figure negative).
+ */
 async function informerMemory(cp: ControlPlane, which: 'ours' | 'client-node'): Promise<number> {
-  const before = heapMb();
-  if (which === 'ours') {
-    const ours = new Informer(KubeClient.fromString(cp.kubeconfig()), {
-      resource: Resources.Pod,
-      namespace: 'bench',
-    });
-    ours.start();
-    await ours.waitForSync();
-    const mb = heapMb() - before;
-    await ours.stop();
+  const withCache = await (async () => {
+    if (which === 'ours') {
+      const ours = new Informer(KubeClient.fromString(cp.kubeconfig()), {
+        resource: Resources.Pod,
+        namespace: 'bench',
+      });
+      ours.start();
+      await ours.waitForSync();
+      await cached(() => ours.list().length);
+      const mb = heapMb();
+      await ours.stop();
+      return mb;
+    }
+    const kc = new KubeConfig();
+    kc.loadFromString(cp.kubeconfig());
+    const core = kc.makeApiClient(CoreV1Api);
+    const theirs = makeInformer(kc, '/api/v1/namespaces/bench/pods', () =>
+      core.listNamespacedPod({ namespace: 'bench' }),
+    );
+    await theirs.start();
+    // client-node's start() can resolve before its cache holds the list: measure a full cache only.
+    await cached(() => theirs.list().length);
+    const mb = heapMb();
+    await theirs.stop();
     return mb;
-  }
-  const kc = new KubeConfig();
-  kc.loadFromString(cp.kubeconfig());
-  const core = kc.makeApiClient(CoreV1Api);
-  const theirs = makeInformer(kc, '/api/v1/namespaces/bench/pods', () =>
-    core.listNamespacedPod({ namespace: 'bench' }),
-  );
-  await theirs.start();
-  const mb = heapMb() - before;
-  await theirs.stop();
-  return mb;
+  })();
+  await new Promise((r) => setTimeout(r, 1000));
+  return withCache - heapMb();
 }
 
 /** Controller kit: work queue throughput and informer memory. */
