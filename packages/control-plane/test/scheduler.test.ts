@@ -79,6 +79,9 @@ spec:
     });
     const described = await kubectl(['describe', 'pod', 'waiting']);
     expect(described.out).toMatch(/PodScheduled\s+False/);
+    expect(described.out).toMatch(
+      /Warning\s+FailedScheduling\s+\S+\s+default-scheduler\s+0\/3 nodes are available: 1 node\(s\) didn't match/,
+    );
 
     await createNode(core, 'node-b', { labels: { zone: 'b' } });
     const bound = await eventually(async () => {

@@ -5,6 +5,7 @@ import type { ChangeEvent } from '../../store/store.ts';
 import { deepEqual } from '../../util/deep-equal.ts';
 import { BuiltinController, type ControllerDeps } from '../deps.ts';
 import { SELECTED_NODE } from '../storage/local-path.ts';
+import { failedSchedulingEvent } from './events.ts';
 import { DEFAULT_FILTERS, type Filter, type FilterFailure, type PodFacts } from './filters.ts';
 import { fitErrorMessage, NO_NODES_MESSAGE } from './fit-error.ts';
 import { NodeInfo, occupiesNode, podHostPorts, podRequests } from './node-info.ts';
@@ -267,8 +268,10 @@ export class Scheduler extends BuiltinController {
 
   /** Writes PodScheduled=False (only when it changes) unless the pod was bound meanwhile. */
   private async markPending(ns: string, name: string, reason: string, message: string): Promise<void> {
+    let changed = false;
+    let pod: KubeObject | undefined;
     try {
-      await this.objects.update(
+      pod = await this.objects.update(
         this.podType,
         ns,
         name,
@@ -276,14 +279,20 @@ export class Scheduler extends BuiltinController {
           patch: (cur) => {
             if (cur.spec?.nodeName) return cur;
             cur.status ??= {};
-            setPodScheduled(cur.status, { status: 'False', reason, message });
+            changed = setPodScheduled(cur.status, { status: 'False', reason, message });
             return cur;
           },
         },
         { user: SCHEDULER_USER, subresource: 'status' },
       );
     } catch {
-      // deleted meanwhile
+      return; // deleted meanwhile
     }
+    // One Warning event per new reason, as kube-scheduler records a failed attempt.
+    if (!changed || reason !== 'Unschedulable' || !pod) return;
+    const events = this.registry.byResource('', 'events')!;
+    await this.objects
+      .create(events, ns, failedSchedulingEvent(pod, message), { user: SCHEDULER_USER })
+      .catch(() => undefined);
   }
 }
