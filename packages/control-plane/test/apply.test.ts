@@ -255,6 +255,23 @@ spec:
     });
   });
 
+  it('moves client-side apply ownership to server-side apply as kubectl migrates it', async () => {
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: moving}\ndata: {a: "1"}\n';
+    expect((await s.kubectl(['apply', '-f', '-'], cm)).code).toBe(0);
+    // A changed value is a conflict with the client-side applier, as on a real cluster.
+    const changed = await s.kubectl(['apply', '--server-side', '-f', '-'], cm.replace('"1"', '"2"'));
+    expect(changed.err).toContain('conflict with "kubectl-client-side-apply" using v1: .data.a');
+    // The same configuration applies, and kubectl then hands the client-side fields to "kubectl".
+    expect((await s.kubectl(['apply', '--server-side', '-f', '-'], cm)).code).toBe(0);
+    // (kubectl keeps its last-applied annotation under a manager of its own.)
+    expect(managers(await getJson('configmap', 'moving')).sort()).toEqual([
+      'kubectl-last-applied/Apply',
+      'kubectl/Apply',
+    ]);
+    expect((await s.kubectl(['apply', '--server-side', '-f', '-'], cm.replace('"1"', '"2"'))).code).toBe(0);
+    expect((await getJson('configmap', 'moving')).data).toEqual({ a: '2' });
+  });
+
   it('requires a field manager for apply and refuses force on other patches, as kube-apiserver', async () => {
     const path = '/api/v1/namespaces/default/configmaps/csa';
     const noManager = await rawRequest(s.cp, 'PATCH', path, {
