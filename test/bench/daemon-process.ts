@@ -9,8 +9,17 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
+/** The node flags of Dockerfile.daemon's ENTRYPOINT (`["node", …flags, "/app/dist/main.js"]`). */
+export function dockerfileNodeFlags(root: string): string[] {
+  const text = readFileSync(join(root, 'Dockerfile.daemon'), 'utf8');
+  const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(text);
+  if (!entry) throw new Error('Dockerfile.daemon has no exec-form ENTRYPOINT');
+  const argv = JSON.parse(entry[1]!) as string[];
+  return argv.slice(1, -1);
+}
+
 /**
- * The built kruise-daemon as Dockerfile.daemon runs it (`node --jitless dist/main.js`,
+ * The built kruise-daemon as Dockerfile.daemon runs it (its ENTRYPOINT's node flags, `dist/main.js`,
  * NODE_ENV=production, the proto directory beside it), its JSON log lines read as they come.
  */
 export class DaemonProcess {
@@ -47,7 +56,7 @@ export class DaemonProcess {
   static async start(root: string, args: string[]): Promise<DaemonProcess> {
     const child = spawn(
       join(root, 'node_modules/node/bin/node'),
-      ['--jitless', join(root, 'packages/daemon/dist/main.js'), ...args],
+      [...dockerfileNodeFlags(root), join(root, 'packages/daemon/dist/main.js'), ...args],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
         env: { ...process.env, NODE_ENV: 'production', KRUISE_PROTO_DIR: join(root, 'proto') },

@@ -248,7 +248,7 @@ export async function benchDaemon(): Promise<void> {
     const what = `${SMALL_IMAGES} small images pulled, ${PODS} pods on the node`;
     figure('daemon.rss', rss, { digits: 0 });
     figure('daemon.rss-at-start', rssAtStart, {
-      label: `kruise-daemon RSS (built JS, --jitless) at start, ${PODS} pods on the node`,
+      label: `kruise-daemon RSS (built JS, Dockerfile.daemon's node flags) at start, ${PODS} pods on the node`,
       unit: 'MB',
       digits: 0,
     });
