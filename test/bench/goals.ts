@@ -66,6 +66,29 @@ export const GOALS = {
     unit: 'x',
     atMost: 1.05,
   },
+  'cloneset.scale-1000-of-raw': {
+    what: 'CloneSet scale 0 -> 1,000 on 10 Nodes (bound, not run): pods created per second as a share of raw creates',
+    unit: '%',
+    atLeast: 50,
+  },
+  'cloneset.manager-rss': {
+    what: 'kruise-manager RSS (built JS), 10 CloneSets x 1,000 pods cached',
+    unit: 'MB',
+    atMost: 250,
+  },
+  'cloneset.reconciles-owner': {
+    what: 'reconciles of the owning CloneSet per pod status change (exactly 1)',
+    unit: 'x',
+    atLeast: 1,
+    atMost: 1,
+    of: 'every',
+  },
+  'cloneset.reconciles-others': {
+    what: 'reconciles of the 9 other CloneSets per pod status change',
+    unit: 'x',
+    atMost: 0,
+    of: 'every',
+  },
   'manager.rss': {
     what: 'kruise-manager RSS (built JS), 1,000 NodeImages and 10,000 pods cached',
     unit: 'MB',

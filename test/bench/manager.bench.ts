@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,22 +5,14 @@ import { KubeClient, type KubeObject, Resources, retryOnConflict, silentLogger }
 import { parse } from 'yaml';
 import { type ManagerApp, parseOptions, startManager } from '../../packages/manager/src/index.ts';
 import { eventually } from '../support/poll.ts';
-import { buildPackage } from './build.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
 import { figure, print, sideBySide } from './figures.ts';
+import { managerProcessRss } from './manager-rss.ts';
+import { pool } from './pool.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const NODES = 1000;
 const ROUNDS = 3;
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
 
 const until = (check: () => boolean | Promise<boolean>, timeoutMs: number) =>
   eventually(check, timeoutMs, 20);
@@ -235,12 +226,9 @@ async function managerRss(kubeconfigPath: string, client: KubeClient): Promise<v
     }),
   );
   // Measured as shipped: compiled JavaScript (the Dockerfile's form), not the TypeScript sources.
-  buildPackage('manager');
-  const child = spawn(
-    process.execPath,
+  const rss = await managerProcessRss(
+    kubeconfigPath,
     [
-      join(root, 'packages/manager/dist/main.js'),
-      `--kubeconfig=${kubeconfigPath}`,
       '--metrics-addr=0',
       '--health-probe-addr=127.0.0.1:0',
       '--webhook-host=127.0.0.1',
@@ -248,16 +236,8 @@ async function managerRss(kubeconfigPath: string, client: KubeClient): Promise<v
       '--enable-leader-election=false',
       '--feature-gates=ImagePullJobGate=true',
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: 'info' } },
+    3000,
   );
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  await until(() => out.includes('kruise-manager started'), 120_000);
-  await new Promise((r) => setTimeout(r, 3000));
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
   figure('manager.rss', [rss], { digits: 0 });
 }
 

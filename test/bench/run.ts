@@ -18,6 +18,7 @@
  * its name is the prefix of its goals' ids.
  */
 import { benchAdmission } from './admission.bench.ts';
+import { benchCloneSet } from './cloneset.bench.ts';
 import { benchControlPlane } from './control-plane.bench.ts';
 import { benchCrr } from './crr.bench.ts';
 import { benchDaemon } from './daemon.bench.ts';
@@ -31,6 +32,7 @@ const suites: Suite[] = [
   { name: 'runtime', title: 'controller kit', run: benchRuntime },
   { name: 'manager', title: 'kruise-manager', run: benchManager },
   { name: 'admission', title: 'admission webhooks', run: benchAdmission },
+  { name: 'cloneset', title: 'CloneSet', run: benchCloneSet },
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
   { name: 'local-node', title: 'local node (kubelet part)', run: benchLocalNode },

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { type KubeClient, type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 import { parseAllDocuments } from 'yaml';
 import { applyManifests, repoRoot } from './processes.ts';
 
@@ -54,6 +54,47 @@ async function progressLines(client: KubeClient, node: string): Promise<{ lines:
   return { lines, done };
 }
 
+/** The CloneSet example: applied with the others, updated in place once its pods run. */
+class CloneSetExample {
+  private uids: string[] | undefined;
+
+  /** Where it stands (one line for the CloneSet, one per pod); changes the image once all 3 pods are available. */
+  async progress(client: KubeClient, registry: string, print: (line: string) => void) {
+    const cs = await get(client, Resources.CloneSet, 'default', 'demo-cloneset');
+    const s = cs?.status ?? {};
+    const pods = (
+      await client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=demo-cloneset' })
+    ).items
+      .filter((p) => !p.metadata?.deletionTimestamp)
+      .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+    if (!this.uids && s.availableReplicas === 3 && pods.length === 3) {
+      this.uids = pods.map((p) => p.metadata!.uid);
+      // only the image changes (the rest of the container stays): an in-place update
+      await retryOnConflict(async () => {
+        const fresh = await client.get(Resources.CloneSet, 'default', 'demo-cloneset');
+        fresh.spec.template.spec.containers[0].image = `${registry}/busybox:v2`;
+        await client.update(Resources.CloneSet, fresh);
+      });
+      print('examples: CloneSet demo-cloneset image -> busybox:v2 (updated in place)');
+    }
+    const lines = [
+      `CloneSet demo-cloneset: ${s.availableReplicas ?? 0}/3 available, ${s.updatedReplicas ?? 0} updated, revision ${s.updateRevision ?? '-'}`,
+      ...pods.map((p) => {
+        const c = p.status?.containerStatuses?.[0];
+        return `  pod ${p.metadata!.name} uid=${p.metadata!.uid} ${c?.image ?? p.spec.containers[0].image} restarts=${c?.restartCount ?? 0}${c?.ready ? ' ready' : ''}`;
+      }),
+    ];
+    const done =
+      this.uids !== undefined &&
+      s.updatedReplicas === 3 &&
+      s.availableReplicas === 3 &&
+      pods.every(
+        (p, i) => p.metadata!.uid === this.uids![i] && p.status?.containerStatuses?.[0]?.restartCount === 1,
+      );
+    return { lines, done };
+  }
+}
+
 /**
  * Applies examples/ (the CRR once its pod runs) and prints their progress as it changes, until
  * every example is complete or `signal` aborts.
@@ -70,9 +111,10 @@ export async function runExamples(
     if (await get(client, Resources.NodeImage, undefined, node)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  for (const file of ['imagepulljob.yaml', 'imagelistpulljob.yaml', 'pod.yaml'])
+  for (const file of ['imagepulljob.yaml', 'imagelistpulljob.yaml', 'pod.yaml', 'cloneset.yaml'])
     await applyManifests(client, exampleObjects(file, registry, node));
-  print('examples applied: examples/imagepulljob.yaml, imagelistpulljob.yaml, pod.yaml');
+  print('examples applied: examples/imagepulljob.yaml, imagelistpulljob.yaml, pod.yaml, cloneset.yaml');
+  const cloneSet = new CloneSetExample();
   let crrApplied = false;
   let last = new Set<string>();
   while (!signal.aborted) {
@@ -87,7 +129,10 @@ export async function runExamples(
         crrApplied = true;
       }
     }
-    const { lines, done } = await progressLines(client, node);
+    const examples = await progressLines(client, node);
+    const cs = await cloneSet.progress(client, registry, print);
+    const lines = [...examples.lines, ...cs.lines];
+    const done = examples.done && cs.done;
     for (const line of lines) if (!last.has(line)) print(line);
     last = new Set(lines);
     if (done) return true;

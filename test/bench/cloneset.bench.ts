@@ -1,0 +1,218 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeClient, type KubeObject, Resources, retryOnConflict, silentLogger } from '@kruise/runtime';
+import { parse } from 'yaml';
+import { type ManagerApp, parseOptions, startManager } from '../../packages/manager/src/index.ts';
+import { eventually } from '../support/poll.ts';
+import { startControlPlaneProcess } from './control-plane-process.ts';
+import { figure, print, sideBySide } from './figures.ts';
+import { managerProcessRss } from './manager-rss.ts';
+import { pool } from './pool.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const NODES = 10;
+const REPLICAS = 1000;
+const ROUNDS = 3;
+
+const until = (check: () => boolean | Promise<boolean>, timeoutMs: number) =>
+  eventually(check, timeoutMs, 20);
+
+/** The Kruise CRDs and `nodes` Ready Nodes with room for many pods (no local node: pods are bound, not run). */
+async function prepare(client: KubeClient): Promise<void> {
+  for (const file of readdirSync(join(root, 'deploy/crds')))
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
+    });
+  for (const ns of ['kruise-system', 'kruise-daemon-config'])
+    await client.create(Resources.Namespace, { metadata: { name: ns } });
+  const room = { cpu: '1000', memory: '4000Gi', pods: '5000' };
+  for (let i = 0; i < NODES; i++)
+    await client.create(Resources.Node, {
+      metadata: { name: `node-${i}`, labels: { 'kubernetes.io/hostname': `node-${i}` } },
+      status: {
+        capacity: room,
+        allocatable: room,
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      },
+    });
+}
+
+const managerFlags = [
+  '--metrics-addr=0',
+  '--health-probe-addr=0',
+  '--webhook-host=127.0.0.1',
+  '--webhook-port=0',
+  '--enable-leader-election=false',
+];
+
+/** A CloneSet with everything the mutating webhook would default written out (the bench runs no webhooks). */
+const cloneSet = (name: string, replicas: number) => ({
+  apiVersion: 'apps.kruise.io/v1alpha1',
+  kind: 'CloneSet',
+  metadata: { name, namespace: 'default' },
+  spec: {
+    replicas,
+    revisionHistoryLimit: 10,
+    selector: { matchLabels: { app: name } },
+    updateStrategy: { type: 'ReCreate', partition: 0, maxUnavailable: '20%', maxSurge: 0 },
+    scaleStrategy: {},
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'app', image: 'busybox:v1' }] },
+    },
+  },
+});
+
+const podCount = async (client: KubeClient, labelSelector: string) =>
+  (await client.listAll(Resources.Pod, { namespace: 'default', labelSelector })).items.filter(
+    (p) => !p.metadata?.deletionTimestamp,
+  ).length;
+
+/** Deletes every pod matching the selector and waits until they are gone. */
+async function deletePods(client: KubeClient, labelSelector: string): Promise<void> {
+  const pods = (await client.listAll(Resources.Pod, { namespace: 'default', labelSelector })).items;
+  await pool(pods, 32, (p) =>
+    client
+      .delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 0 })
+      .catch(() => undefined),
+  );
+  await until(async () => (await podCount(client, labelSelector)) === 0, 120_000);
+}
+
+/**
+ * (1) Scale 0 → 1,000 side by side with the control plane's raw pod create rate (the same 1,000
+ * pods created by a plain client, 32 in flight): seconds until every pod exists.
+ */
+async function scaleUp(client: KubeClient): Promise<void> {
+  await client.create(Resources.CloneSet, cloneSet('scale', 0) as KubeObject);
+  const seconds = await sideBySide(ROUNDS, {
+    raw: async (round) => {
+      const t = performance.now();
+      await pool(
+        Array.from({ length: REPLICAS }, (_, i) => i),
+        32,
+        (i) =>
+          client.create(Resources.Pod, {
+            metadata: { name: `raw-${round}-${i}`, namespace: 'default', labels: { app: 'raw' } },
+            spec: { containers: [{ name: 'app', image: 'busybox:v1' }] },
+          }),
+      );
+      const s = (performance.now() - t) / 1000;
+      await deletePods(client, 'app=raw');
+      return s;
+    },
+    cloneset: async () => {
+      const t = performance.now();
+      await client.mergePatch(Resources.CloneSet, 'default', 'scale', { spec: { replicas: REPLICAS } });
+      await until(async () => (await podCount(client, 'app=scale')) === REPLICAS, 300_000);
+      const s = (performance.now() - t) / 1000;
+      await client.mergePatch(Resources.CloneSet, 'default', 'scale', { spec: { replicas: 0 } });
+      await until(async () => (await podCount(client, 'app=scale')) === 0, 300_000);
+      return s;
+    },
+  });
+  figure('cloneset.scale-1000', seconds.cloneset, {
+    label: `CloneSet scale 0 -> ${REPLICAS} on ${NODES} Nodes (every pod created)`,
+    unit: 's',
+    digits: 2,
+  });
+  figure('cloneset.raw-creates-1000', seconds.raw, {
+    label: `raw create of ${REPLICAS} pods, 32 in flight`,
+    unit: 's',
+    digits: 2,
+  });
+  figure(
+    'cloneset.scale-1000-of-raw',
+    seconds.cloneset.map((c, i) => (seconds.raw[i]! / c) * 100),
+    { digits: 0 },
+  );
+}
+
+/**
+ * (4) Ten CloneSets of 10 pods; per round one pod's status changes (its Ready condition): the
+ * reconciles of its CloneSet and of the nine others until everything is quiet.
+ */
+async function reconcilesPerChange(client: KubeClient, reconciles: Map<string, number>): Promise<void> {
+  const names = Array.from({ length: 10 }, (_, i) => `quiet-${i}`);
+  for (const n of names) await client.create(Resources.CloneSet, cloneSet(n, 10) as KubeObject);
+  for (const n of names) await until(async () => (await podCount(client, `app=${n}`)) === 10, 60_000);
+  const total = () => [...reconciles.values()].reduce((a, b) => a + b, 0);
+  const settle = async () => {
+    let last = -1;
+    while (last !== total()) {
+      last = total();
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+  };
+  const owner: number[] = [];
+  const others: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    await settle();
+    const before = new Map(reconciles);
+    const name = names[round]!;
+    // kubelet's way: the pod's Ready condition flips, every other condition stays
+    const [listed] = (
+      await client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })
+    ).items;
+    await retryOnConflict(async () => {
+      const pod = await client.get(Resources.Pod, 'default', listed!.metadata!.name!);
+      const ready = {
+        type: 'Ready',
+        status: round % 2 ? 'False' : 'True',
+        lastTransitionTime: new Date().toISOString(),
+      };
+      pod.status = {
+        ...pod.status,
+        phase: 'Running',
+        conditions: [
+          ...(pod.status?.conditions ?? []).filter((c: { type: string }) => c.type !== 'Ready'),
+          ready,
+        ],
+      };
+      await client.updateStatus(Resources.Pod, pod);
+    });
+    await settle();
+    const delta = (n: string) => (reconciles.get(`default/${n}`) ?? 0) - (before.get(`default/${n}`) ?? 0);
+    owner.push(delta(name));
+    others.push(names.filter((n) => n !== name).reduce((a, n) => a + delta(n), 0));
+  }
+  print('  reconciles: 10 CloneSets x 10 pods; per round one pod status change');
+  figure('cloneset.reconciles-owner', owner, { digits: 0 });
+  figure('cloneset.reconciles-others', others, { digits: 0 });
+  for (const n of names) await client.delete(Resources.CloneSet, 'default', n);
+}
+
+/** (3) kruise-manager's RSS (built JS, its own process) with 10 CloneSets x 1,000 pods cached. */
+async function managerRss(kubeconfigPath: string, client: KubeClient, app: ManagerApp): Promise<void> {
+  const names = Array.from({ length: 10 }, (_, i) => `big-${i}`);
+  for (const n of names) await client.create(Resources.CloneSet, cloneSet(n, REPLICAS) as KubeObject);
+  for (const n of names) await until(async () => (await podCount(client, `app=${n}`)) === REPLICAS, 600_000);
+  await app.stop();
+  // the start-up reconciles (pods seen at start queue their CloneSet with a 3 s → 30 s backoff)
+  const rss = await managerProcessRss(kubeconfigPath, managerFlags, 35_000);
+  figure('cloneset.manager-rss', [rss], { digits: 0 });
+}
+
+/** CloneSet: scale-up rate vs raw pod creates, reconciles per pod change, manager memory with 10,000 pods. */
+export async function benchCloneSet(): Promise<void> {
+  const cp = await startControlPlaneProcess();
+  const client = KubeClient.load(cp.kubeconfigPath);
+  const reconciles = new Map<string, number>();
+  let app: ManagerApp | undefined;
+  try {
+    await prepare(client);
+    app = await startManager(client, parseOptions(managerFlags), silentLogger, {
+      onReconcile: (controller, key) => {
+        if (controller === 'cloneset') reconciles.set(key, (reconciles.get(key) ?? 0) + 1);
+      },
+    });
+    await scaleUp(client);
+    await reconcilesPerChange(client, reconciles);
+    await managerRss(cp.kubeconfigPath, client, app);
+    app = undefined;
+  } finally {
+    await app?.stop();
+    await cp.stop();
+  }
+}
