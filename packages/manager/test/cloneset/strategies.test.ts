@@ -91,6 +91,34 @@ describe('CloneSet update strategy', () => {
     await statusWhen(client, 'surge', (st, p) => st.updatedAvailableReplicas === 2 && p.length === 2);
   });
 
+  it('priorityStrategy: the pod with the heavier weight is updated first', async () => {
+    await client.create(
+      Resources.CloneSet,
+      cloneSet('ranked', {
+        replicas: 3,
+        updateStrategy: {
+          type: 'InPlaceIfPossible',
+          maxUnavailable: 1,
+          priorityStrategy: {
+            weightPriority: [{ weight: 50, matchSelector: { matchLabels: { tier: 'first' } } }],
+          },
+        },
+      }),
+    );
+    await ready('ranked', 3);
+    const chosen = (await podsOf(client, 'ranked'))[1]!;
+    await client.mergePatch(Resources.Pod, 'default', chosen.metadata!.name!, {
+      metadata: { labels: { tier: 'first' } },
+    });
+    await setImage(client, 'ranked', 'busybox:v2');
+    const first = await eventually(async () => {
+      const updated = (await podsOf(client, 'ranked')).filter((p) => image(p) === 'busybox:v2');
+      return updated.length ? updated : undefined;
+    });
+    expect(first.map((p) => p.metadata!.name)).toEqual([chosen.metadata!.name]);
+    await statusWhen(client, 'ranked', (s) => s.updatedAvailableReplicas === 3);
+  });
+
   it('InPlaceIfPossible recreates pods when the change is not in-place-able (env)', async () => {
     await client.create(
       Resources.CloneSet,
