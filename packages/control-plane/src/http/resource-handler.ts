@@ -15,6 +15,7 @@ import {
 import { applyJsonPatch } from '../patch/json-patch.ts';
 import { applyMergePatch } from '../patch/merge-patch.ts';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.ts';
+import { messageOfKind } from '../protobuf/codec.ts';
 import { apiVersionOf, type KubeObject, type ResourceType, resourceKey } from '../registry/types.ts';
 import { matchesFields, parseFieldSelector } from '../selectors/field-selector.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors/label-selector.ts';
@@ -39,7 +40,7 @@ import type { RequestInfo } from './request-info.ts';
 import { sendJson } from './respond.ts';
 import { applyScale, toScale } from './scale.ts';
 import { toTable, wantsTable } from './table.ts';
-import { selectableFieldsOf, Watcher } from './watcher.ts';
+import { selectableFieldsOf, Watcher, watchContentType, watchEventChunk } from './watcher.ts';
 import { deleteOptionsOf, writeOptionsOf } from './write-options.ts';
 
 function encodeContinue(rv: number, start: string): string {
@@ -352,22 +353,28 @@ export class ResourceHandler {
     const bookmarks = queryBool(query, 'allowWatchBookmarks');
     const sendInitial = queryBool(query, 'sendInitialEvents');
     const fromRV = rvParam && rvParam !== '0' ? Number(rvParam) : undefined;
+    // Built-in kinds stream protobuf frames to clients that prefer them; custom resources and
+    // Tables stay JSON.
+    const protobuf =
+      !wantsTable(accept) &&
+      prefersProtobuf(accept) &&
+      messageOfKind(apiVersionOf(type), type.kind) !== undefined;
     if (fromRV !== undefined && !Number.isFinite(fromRV))
       throw badRequest(`invalid resource version: ${rvParam}`);
     let backlog: ReturnType<typeof store.changesSince> = [];
     if (fromRV !== undefined && !sendInitial) {
       backlog = store.changesSince(resource, fromRV);
       if (!backlog) {
-        res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+        res.writeHead(200, { 'content-type': watchContentType(protobuf), 'transfer-encoding': 'chunked' });
         const status = gone(
           `too old resource version: ${fromRV} (${store.oldestWatchableRV + 1})`,
         ).toStatus();
-        res.end(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+        res.end(watchEventChunk(protobuf, 'ERROR', status));
         return;
       }
     }
     res.writeHead(200, {
-      'content-type': 'application/json',
+      'content-type': watchContentType(protobuf),
       'transfer-encoding': 'chunked',
       'cache-control': 'no-cache, private',
     });
@@ -378,6 +385,7 @@ export class ResourceHandler {
       unsubscribe();
       clearTimeout(timer);
     });
+    watcher.protobuf = protobuf;
     if (wantsTable(accept)) watcher.asTable = { includeObject: query.get('includeObject') };
     if (CrdConverter.converts(type)) watcher.convert = (obj) => this.deps.objects.served(type, obj);
     if (fromRV === undefined || sendInitial) {

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import type { KubeObject, ResourceType } from '../registry/types.ts';
+import { encodeWatchFrame } from '../protobuf/watch-event.ts';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.ts';
 import { type FieldRequirement, matchesFields } from '../selectors/field-selector.ts';
 import { type LabelSelector, matchesLabels } from '../selectors/label-selector.ts';
 import type { ChangeEvent, ChangeListener } from '../store/store.ts';
+import { PROTOBUF } from './negotiation.ts';
 import { toTable } from './table.ts';
 
 /** Buffered bytes above which a watcher is considered stuck and closed (kube-apiserver drops slow watchers too). */
@@ -17,7 +19,26 @@ export function selectableFieldsOf(type: ResourceType, obj: KubeObject): Record<
   };
 }
 
-/** One open watch: filters changes and writes them as JSON lines. */
+/** The Content-Type of a watch stream. */
+export function watchContentType(protobuf: boolean): string {
+  return protobuf ? `${PROTOBUF};stream=watch` : 'application/json';
+}
+
+/**
+ * One event as written on the stream: a protobuf frame when `protobuf` (and the object's kind has
+ * a message), else a JSON line (`json` is the object's JSON when already at hand).
+ */
+export function watchEventChunk(
+  protobuf: boolean,
+  type: string,
+  obj: unknown,
+  json?: string,
+): string | Buffer {
+  const frame = protobuf ? encodeWatchFrame(type, obj) : undefined;
+  return frame ?? `{"type":"${type}","object":${json ?? JSON.stringify(obj)}}\n`;
+}
+
+/** One open watch: filters changes and writes them as JSON lines or protobuf frames. */
 export class Watcher implements ChangeListener {
   private closed = false;
   lastRV: number;
@@ -31,6 +52,8 @@ export class Watcher implements ChangeListener {
   private readonly onClose: () => void;
   /** Set when the client asked for Table output (`kubectl get -w`): events carry one-row Tables. */
   asTable: { includeObject: string | null } | undefined;
+  /** Set when the client prefers protobuf and the kind has a message: events go as protobuf frames. */
+  protobuf = false;
   /**
    * Set for custom resources that may be stored at another version than the one watched: every
    * event's object is converted first, events staying in order.
@@ -78,7 +101,7 @@ export class Watcher implements ChangeListener {
       return;
     }
     if (!now) return;
-    if (this.asTable || this.convert) this.writeEvent(e.type, e.obj);
+    if (this.asTable || this.convert || this.protobuf) this.writeEvent(e.type, e.obj);
     else this.write(e.line);
   }
 
@@ -107,17 +130,14 @@ export class Watcher implements ChangeListener {
   }
 
   private writeConverted(type: string, obj: KubeObject, json?: string): void {
-    const body = this.asTable
-      ? JSON.stringify(
-          toTable(
-            this.type,
-            [obj],
-            { resourceVersion: obj.metadata?.resourceVersion },
-            this.asTable.includeObject,
-          ),
-        )
-      : (json ?? JSON.stringify(obj));
-    this.write(`{"type":"${type}","object":${body}}\n`);
+    if (!this.asTable) return this.write(watchEventChunk(this.protobuf, type, obj, json));
+    const table = toTable(
+      this.type,
+      [obj],
+      { resourceVersion: obj.metadata?.resourceVersion },
+      this.asTable.includeObject,
+    );
+    this.write(watchEventChunk(false, type, table));
   }
 
   /** Sends a synthetic ADDED for an existing object. */
@@ -128,25 +148,31 @@ export class Watcher implements ChangeListener {
   /** Sends a BOOKMARK carrying the latest resourceVersion (optionally marking the end of initial events). */
   sendBookmark(rv: number, initialEventsEnd = false): void {
     if (!this.bookmarks || this.closed) return;
-    const annotations = initialEventsEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
-    const apiVersion = this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
-    const line = `{"type":"BOOKMARK","object":{"kind":"${this.type.kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${Math.max(rv, this.lastRV)}"${annotations}}}}\n`;
-    this.later(() => this.write(line));
+    const metadata = {
+      resourceVersion: String(Math.max(rv, this.lastRV)),
+      ...(initialEventsEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+    };
+    const chunk = watchEventChunk(this.protobuf, 'BOOKMARK', {
+      kind: this.type.kind,
+      apiVersion: apiVersionOf(this.type),
+      metadata,
+    });
+    this.later(() => this.write(chunk));
   }
 
   /** Sends an ERROR event with a Status, then ends the watch. */
   sendError(status: Record<string, unknown>): void {
-    this.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+    this.write(watchEventChunk(this.protobuf, 'ERROR', status));
     this.close();
   }
 
-  private write(line: string): void {
+  private write(chunk: string | Buffer): void {
     if (this.closed) return;
     if (this.res.writableLength > MAX_BUFFERED) {
       this.close();
       return;
     }
-    this.res.write(line);
+    this.res.write(chunk);
   }
 
   /** Ends the watch. */

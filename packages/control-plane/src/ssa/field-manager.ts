@@ -7,7 +7,8 @@ import { compare, merge, removeFields, toFieldSet } from './walk.ts';
 
 /** One `metadata.managedFields` entry. */
 export interface ManagedFieldsEntry {
-  manager: string;
+  /** Left out when empty (a client without fieldManager or User-Agent), as Go's `omitempty`. */
+  manager?: string;
   operation: 'Apply' | 'Update';
   apiVersion: string;
   time?: string;
@@ -40,7 +41,7 @@ function identify(
   e: Pick<ManagedFieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
 ): string {
   return JSON.stringify({
-    manager: e.manager,
+    manager: e.manager ?? '',
     operation: e.operation,
     ...(e.operation === 'Update' ? { apiVersion: e.apiVersion } : {}),
     ...(e.subresource ? { subresource: e.subresource } : {}),
@@ -81,7 +82,7 @@ function encode(managers: Map<string, Manager>): ManagedFieldsEntry[] {
   const entries = [...managers.values()]
     .filter((m) => m.set.size > 0)
     .map(({ entry: e, set }) => ({
-      manager: e.manager,
+      ...(e.manager ? { manager: e.manager } : {}),
       operation: e.operation,
       apiVersion: e.apiVersion,
       ...(e.time ? { time: e.time } : {}),
@@ -92,7 +93,7 @@ function encode(managers: Map<string, Manager>): ManagedFieldsEntry[] {
   const key = (e: ManagedFieldsEntry) => [
     e.operation,
     e.time ?? '',
-    e.manager,
+    e.manager ?? '',
     e.apiVersion,
     e.subresource ?? '',
   ];
