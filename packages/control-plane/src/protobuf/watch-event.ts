@@ -4,8 +4,7 @@
  * without the `k8s\0` envelope (apimachinery's RawSerializer with the LengthDelimitedFramer). The
  * event's `object` is a RawExtension whose bytes are the object's own enveloped encoding.
  */
-import { badRequest } from '../errors.ts';
-import { decodeObject, encodeObject } from './codec.ts';
+import { bytesAt, decodeObject, encodeObject } from './codec.ts';
 import { MessageWriter, readMessage } from './wire.ts';
 
 /** One decoded watch event. */
@@ -32,18 +31,11 @@ export function encodeWatchFrame(type: string, object: unknown): Buffer | undefi
   return Buffer.concat([length, message]);
 }
 
-function field(message: ReturnType<typeof readMessage>, num: number): Buffer {
-  const value = message.get(num)?.at(-1)?.value;
-  if (value === undefined) return Buffer.alloc(0);
-  if (!Buffer.isBuffer(value)) throw badRequest('protobuf: expected a length-delimited field');
-  return value;
-}
-
 /** Decodes one WatchEvent message (a frame without its length). */
 export function decodeWatchEvent(message: Buffer): WatchEventJson {
   const event = readMessage(message);
-  const raw = field(readMessage(field(event, 2)), 1);
-  return { type: field(event, 1).toString('utf8'), object: decodeObject(raw) };
+  const raw = bytesAt(readMessage(bytesAt(event, 2)), 1);
+  return { type: bytesAt(event, 1).toString('utf8'), object: decodeObject(raw) };
 }
 
 /**
