@@ -46,9 +46,6 @@ function bytesOf(value: WireValue | undefined): Buffer {
 
 const last = (f: WireFields, n: number) => f.get(n)?.at(-1)?.value;
 
-/** The bytes of length-delimited field `n` (its last occurrence; empty when absent). */
-export const bytesAt = (f: WireFields, n: number): Buffer => bytesOf(last(f, n));
-
 function rawJson(f: WireFields): Json {
   const raw = bytesOf(last(f, 1));
   if (raw.length === 0) return undefined;

@@ -4,8 +4,10 @@
  * without the `k8s\0` envelope (apimachinery's RawSerializer with the LengthDelimitedFramer). The
  * event's `object` is a RawExtension whose bytes are the object's own enveloped encoding.
  */
-import { bytesAt, decodeObject, encodeObject } from './codec.ts';
-import { MessageWriter, readMessage } from './wire.ts';
+import { decodeMessage, encodeObject } from './codec.ts';
+import { MessageWriter } from './wire.ts';
+
+const WATCH_EVENT = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
 
 /** One decoded watch event. */
 export interface WatchEventJson {
@@ -33,9 +35,8 @@ export function encodeWatchFrame(type: string, object: unknown): Buffer | undefi
 
 /** Decodes one WatchEvent message (a frame without its length). */
 export function decodeWatchEvent(message: Buffer): WatchEventJson {
-  const event = readMessage(message);
-  const raw = bytesAt(readMessage(bytesAt(event, 2)), 1);
-  return { type: bytesAt(event, 1).toString('utf8'), object: decodeObject(raw) };
+  // The RawExtension's bytes start with the envelope, which the codec decodes as the object.
+  return decodeMessage(WATCH_EVENT, message);
 }
 
 /**
