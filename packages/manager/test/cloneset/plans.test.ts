@@ -293,6 +293,19 @@ describe('status', () => {
     });
     updateProgressing(cs, status, NOW + 62_000);
     expect(status.conditions![0]!.reason).toBe('ProgressDeadlineExceeded');
+    const edge = {
+      ...base(),
+      replicas: 2,
+      updatedReplicas: 1,
+      updatedAvailableReplicas: 1,
+      expectedUpdatedReplicas: 2,
+    };
+    updateProgressing(cs, edge, NOW);
+    // exactly at the deadline it is not yet exceeded, and it must still ask to look again
+    expect(updateProgressing(cs, edge, NOW + 60_000)).toBe(1);
+    expect(edge.conditions![0]!.reason).toBe('CloneSetUpdated');
+    updateProgressing(cs, edge, NOW + 60_001);
+    expect(edge.conditions![0]!.reason).toBe('ProgressDeadlineExceeded');
     Object.assign(status, { currentRevision: 'cs-new', updatedReplicas: 2, updatedAvailableReplicas: 2 });
     updateProgressing(cs, status, NOW + 63_000);
     expect(status.conditions![0]).toMatchObject({

@@ -131,7 +131,9 @@ export function updateProgressing(cs: CloneSet, status: CloneSetStatus, now: num
   }
   set('True', 'CloneSetUpdated', 'CloneSet is progressing');
   const after = Date.parse(conditionOf(status, 'Progressing')?.lastUpdateTime ?? at) + deadlineMs - now;
-  return after < 1000 ? after : after + 1000;
+  // at exactly the deadline (not yet exceeded: upstream compares strictly) look again at once: a
+  // zero or negative delay would be dropped by the requeue and the condition would never turn False
+  return after < 1000 ? Math.max(after, 1) : after + 1000;
 }
 
 /** Whether the new status differs from the stored one in what upstream writes for. */
