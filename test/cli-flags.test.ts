@@ -41,6 +41,15 @@ const cases: [ProgramName, string, string][] = [
   ['pnpm start', '--registry-port=70000', '--registry-port must be a port number'],
   ['pnpm start', '--nodes=0', '--nodes: must be a whole number from 1 to 26, not "0"'],
   ['pnpm start', '--nodes=1.5', '--nodes: must be a whole number from 1 to 26, not "1.5"'],
+  // feature gates: the shared parser's words in every program that takes them
+  ['kruise-manager', '--feature-gates=NoSuchGate=true', 'unrecognized feature gate: NoSuchGate'],
+  ['kruise-daemon', '--feature-gates=NoSuchGate=true', 'unrecognized feature gate: NoSuchGate'],
+  [
+    'pnpm start',
+    '--feature-gates=NoSuchGate=true',
+    "invalid argument for '--feature-gates': unrecognized feature gate: NoSuchGate",
+  ],
+  ['pnpm start', '--feature-gates=PreDownloadImageForInPlaceUpdate=yes', "invalid argument for '--feature-gates'"],
   // numbers
   ['kruise-manager', '--imagepulljob-workers=0', '--imagepulljob-workers must be a positive integer'],
   ['kruise-manager', '--crr-workers=2.5', '--crr-workers must be a positive integer'],

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { portArgument } from '@kruise/runtime';
+import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
 import { repoRoot } from './processes.ts';
 
 /** What `pnpm start` is started with. */
@@ -12,6 +13,8 @@ export interface StackFlags {
   runtimeDir: string;
   /** Local nodes, 1 to 26. */
   nodes: number;
+  /** `--feature-gates` as given (checked), for kruise-manager and every kruise-daemon; '' for the defaults. */
+  featureGates: string;
   help: boolean;
 }
 
@@ -22,7 +25,9 @@ export const USAGE = `usage: pnpm start [-- options]
   --registry-port PORT   the local registry on 127.0.0.1 (default 5000)
   --runtime-dir DIR      containerd and registry state, kept short for unix sockets (default /tmp/kruise-stack)
   --nodes N              local nodes (default 1): NAME, NAME-2 … in zones zone-a, zone-b …, each with
-                         kruise-daemon and a containerd of its own (DIR-n2 …)`;
+                         kruise-daemon and a containerd of its own (DIR-n2 …)
+  --feature-gates G=B,…  Kruise's feature gates for kruise-manager and kruise-daemon
+                         (e.g. PreDownloadImageForInPlaceUpdate=true)`;
 
 /** Bad command-line input, with the message to print (the program exits 2). */
 export class UsageError extends Error {}
@@ -37,6 +42,7 @@ const parse = (args: string[]) =>
       'registry-port': { type: 'string', default: '5000' },
       'runtime-dir': { type: 'string', default: '/tmp/kruise-stack' },
       nodes: { type: 'string', default: '1' },
+      'feature-gates': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -62,8 +68,16 @@ export function parseStackFlags(argv: string[]): StackFlags {
   const nodes = Number(values.nodes);
   if (!/^\d+$/.test(values.nodes) || nodes < 1 || nodes > 26)
     throw new UsageError(`--nodes: must be a whole number from 1 to 26, not "${values.nodes}"`);
+  const featureGates = values['feature-gates'];
+  try {
+    featureGatesFlag(featureGates);
+  } catch (err) {
+    // the shared parser's message is the programs' own line; main.ts prints the 'error: ' prefix
+    throw new UsageError((err as Error).message.replace(/^error: /, ''));
+  }
   return {
     nodes,
+    featureGates,
     stateDir: values['state-dir'],
     noExamples: values['no-examples'],
     nodeName: values['node-name'],

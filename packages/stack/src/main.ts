@@ -135,8 +135,10 @@ try {
   cp.writeKubeconfig(kubeconfig);
   const client = KubeClient.fromString(cp.kubeconfig());
   await installKruiseApi(client);
+  const gates = flags.featureGates ? [`--feature-gates=${flags.featureGates}`] : [];
   const { program: manager, webhookPort } = await startManagerProcess(kubeconfig, [
     '--nodeimage-creation-delay=0s',
+    ...gates,
   ]);
   started(manager, 'packages/manager/src/main.ts');
   await pointWebhookService(client, webhookPort);
@@ -158,7 +160,7 @@ try {
         `--label=${ZONE_LABEL}=${zoneOf(i)}`,
       ]);
       started(localNode, 'packages/local-node/src/node/main.ts');
-      const daemon = await startDaemonProcess(kubeconfig, name, endpoint);
+      const daemon = await startDaemonProcess(kubeconfig, name, endpoint, gates);
       started(daemon, 'packages/daemon/src/main.ts');
       say(
         `local node ${name} (${zoneOf(i)}) running (pid ${localNode.child.pid}) on containerd ${socket}; kruise-daemon running (pid ${daemon.child.pid}); registry ${runtime.registry}`,
