@@ -1,5 +1,5 @@
 import type { CriClient } from '@kruise/cri/client';
-import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { type KubeClient, type KubeObject, isNotFound, Resources, streamWatch } from '@kruise/runtime';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';
 import { eventually } from '../support/poll.ts';
@@ -17,15 +17,48 @@ beforeAll(() => {
 const getPod = (name: string) => client.get(Resources.Pod, 'default', name);
 const app = (p: KubeObject) => p.status?.containerStatuses?.find((s: any) => s.name === 'app');
 /** A cgroup file as the container itself sees it. */
-const cgroup = async (file: string) => {
-  const id = app(await getPod('sized')).containerID.replace('containerd://', '');
+const cgroup = async (file: string, pod = 'sized') => {
+  const id = app(await getPod(pod)).containerID.replace('containerd://', '');
   const res = await cri.execSync(id, ['cat', `/sys/fs/cgroup/${file}`], 5);
   return Buffer.from(res.stdout ?? [])
     .toString()
     .trim();
 };
-const resize = (resources: Record<string, unknown>) =>
-  client.request('PATCH', '/api/v1/namespaces/default/pods/sized/resize', {
+const condition = (p: KubeObject, type: string) => p.status?.conditions?.find((c: any) => c.type === type);
+/** A running busybox pod on the node with the given cpu requests/limits (cpu resizes in place). */
+const runCpuPod = async (name: string, requests: string, limits: string) => {
+  await client.create(Resources.Pod, {
+    metadata: { name, namespace: 'default' },
+    spec: {
+      nodeName: 'ln-resources',
+      terminationGracePeriodSeconds: 2,
+      containers: [
+        {
+          name: 'app',
+          image: `${registry}/busybox:v1`,
+          command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 0.2; done"],
+          resources: { requests: { cpu: requests }, limits: { cpu: limits } },
+          resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+        },
+      ],
+    },
+  });
+  return until(async () => {
+    const p = await getPod(name);
+    return app(p)?.state.running ? p : undefined;
+  });
+};
+const deletePod = async (name: string) => {
+  await client.delete(Resources.Pod, 'default', name);
+  await until(() =>
+    getPod(name).then(
+      () => undefined,
+      (err) => (isNotFound(err) ? true : Promise.reject(err)),
+    ),
+  );
+};
+const resize = (resources: Record<string, unknown>, pod = 'sized') =>
+  client.request('PATCH', `/api/v1/namespaces/default/pods/${pod}/resize`, {
     body: { spec: { containers: [{ name: 'app', resources }] } },
     contentType: 'application/strategic-merge-patch+json',
   });
@@ -119,5 +152,70 @@ describe('resources', () => {
         ? undefined
         : true,
     );
+    await deletePod('sized');
   }, 60_000);
+
+  it('an accepted resize is PodResizeInProgress until applied; one that does not fit beside the other pods is Deferred, then applied when a pod goes', async () => {
+    const node = await client.get(Resources.Node, undefined, 'ln-resources');
+    const capacity = Number(node.status.allocatable.cpu) * 1000;
+    await runCpuPod('grower', '100m', '200m');
+
+    // Every status the watch delivers: the in-progress condition is seen, then gone once applied.
+    const seen: { inProgress: boolean; limit?: string }[] = [];
+    const stop = new AbortController();
+    const watching = streamWatch(
+      client,
+      '/api/v1/namespaces/default/pods',
+      { fieldSelector: 'metadata.name=grower' },
+      (e) =>
+        seen.push({
+          inProgress: !!condition(e.object, 'PodResizeInProgress'),
+          limit: app(e.object)?.resources?.limits?.cpu,
+        }),
+      stop.signal,
+    ).catch(() => undefined);
+    await resize({ requests: { cpu: '200m' }, limits: { cpu: '300m' } }, 'grower');
+    const applied = await until(async () => {
+      const p = await getPod('grower');
+      return app(p)?.resources?.limits?.cpu === '300m' && !condition(p, 'PodResizeInProgress')
+        ? p
+        : undefined;
+    });
+    stop.abort();
+    await watching;
+    const firstInProgress = seen.findIndex((s) => s.inProgress);
+    expect(firstInProgress).toBeGreaterThanOrEqual(0);
+    expect(seen[firstInProgress]!.limit).toBe('200m');
+    expect(seen.slice(firstInProgress).some((s) => !s.inProgress && s.limit === '300m')).toBe(true);
+    expect(app(applied).allocatedResources.cpu).toBe('200m');
+    expect(await cgroup('cpu/cpu.cfs_quota_us', 'grower')).toBe('30000');
+
+    // Another pod takes all but 300m: 400m fits the node, not beside it — Deferred, kubelet's words.
+    const filler = capacity - 300;
+    await runCpuPod('filler', `${filler}m`, `${filler}m`);
+    await resize({ requests: { cpu: '400m' }, limits: { cpu: '500m' } }, 'grower');
+    const deferred = await until(async () => {
+      const p = await getPod('grower');
+      return condition(p, 'PodResizePending') ? p : undefined;
+    });
+    expect(condition(deferred, 'PodResizePending')).toMatchObject({
+      status: 'True',
+      reason: 'Deferred',
+      message: `Node didn't have enough resource: cpu, requested: 400, used: ${filler}, capacity: ${capacity}`,
+    });
+    expect(condition(deferred, 'PodResizeInProgress')).toBeUndefined();
+    expect(app(deferred).allocatedResources.cpu).toBe('200m');
+    expect(await cgroup('cpu/cpu.cfs_quota_us', 'grower')).toBe('30000');
+
+    // The filler goes: the deferred resize is tried again and applied in place.
+    await deletePod('filler');
+    const resized = await until(async () => {
+      const p = await getPod('grower');
+      return app(p)?.resources?.limits?.cpu === '500m' && !condition(p, 'PodResizePending') ? p : undefined;
+    });
+    expect(app(resized).allocatedResources.cpu).toBe('400m');
+    expect(app(resized).restartCount).toBe(0);
+    expect(await cgroup('cpu/cpu.cfs_quota_us', 'grower')).toBe('50000');
+    await deletePod('grower');
+  }, 90_000);
 });

@@ -92,17 +92,43 @@ export function changedResources(a: ComputeResources, b: ComputeResources): stri
   });
 }
 
+/** The sum of a pod's containers' cpu (milli) and memory (bytes) requests. */
+function podRequests(containers: ComputeResources[]): { cpu: number; memory: number } {
+  return {
+    cpu: containers.reduce((s, c) => s + milli(c.requests.cpu), 0),
+    memory: containers.reduce((s, c) => s + bytes(c.requests.memory), 0),
+  };
+}
+
 /**
  * Why a resize cannot be allocated on this node (kubelet 1.33's `PodResizePending` reason
- * Infeasible and its message), or undefined when the pod's requests fit the node's allocatable.
+ * Infeasible and its message, memory checked first as canResizePod does), or undefined when the
+ * pod's requests fit the node's allocatable.
  */
 export function infeasibleResize(pod: Pod, allocatable: Record<string, string>): string | undefined {
-  const all = (pod.spec?.containers ?? []).map(computeResourcesOf);
-  const cpu = all.reduce((s, c) => s + milli(c.requests.cpu), 0);
-  const memory = all.reduce((s, c) => s + bytes(c.requests.memory), 0);
-  if (cpu > milli(allocatable.cpu))
-    return `Node didn't have enough capacity: cpu, requested: ${cpu}, capacity: ${milli(allocatable.cpu)}`;
+  const { cpu, memory } = podRequests((pod.spec?.containers ?? []).map(computeResourcesOf));
   if (memory > bytes(allocatable.memory))
     return `Node didn't have enough capacity: memory, requested: ${memory}, capacity: ${bytes(allocatable.memory)}`;
+  if (cpu > milli(allocatable.cpu))
+    return `Node didn't have enough capacity: cpu, requested: ${cpu}, capacity: ${milli(allocatable.cpu)}`;
+  return undefined;
+}
+
+/**
+ * Why a feasible resize does not fit beside the requests allocated to the node's other pods
+ * (kubelet 1.33 admits the resized pod again: reason Deferred, the message of the scheduler's
+ * InsufficientResourceError, cpu before memory), or undefined when it fits.
+ */
+export function deferredResize(
+  pod: Pod,
+  others: ComputeResources[],
+  allocatable: Record<string, string>,
+): string | undefined {
+  const want = podRequests((pod.spec?.containers ?? []).map(computeResourcesOf));
+  const used = podRequests(others);
+  const capacity = { cpu: milli(allocatable.cpu), memory: bytes(allocatable.memory) };
+  for (const r of ['cpu', 'memory'] as const)
+    if (want[r] > 0 && want[r] > capacity[r] - used[r])
+      return `Node didn't have enough resource: ${r}, requested: ${want[r]}, used: ${used[r]}, capacity: ${capacity[r]}`;
   return undefined;
 }

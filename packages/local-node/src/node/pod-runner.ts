@@ -22,6 +22,7 @@ import {
   type ComputeResources,
   changedResources,
   computeResourcesOf,
+  deferredResize,
   infeasibleResize,
   linuxResources,
 } from './container-resources.ts';
@@ -128,6 +129,8 @@ export class PodRunner {
       resources: Map<string, { allocated: ComputeResources; applied: ComputeResources }>;
       /** Why the last resize could not be allocated. */
       resizePending?: { reason: string; message: string };
+      /** Why actuating the allocated resize failed (PodResizeInProgress reason Error). */
+      resizeError?: { reason: string; message: string };
       /** The pod's volumes as last set up (name → directory on the node). */
       volumes?: Awaited<ReturnType<PodVolumes['setUp']>>;
     }
@@ -340,9 +343,12 @@ export class PodRunner {
 
   /**
    * kubelet 1.33's in-place resize of a running container whose cpu/memory spec differs from what
-   * it was given: Infeasible (PodResizePending) when the pod's requests exceed the node's
-   * allocatable; else allocated, and applied with UpdateContainerResources — or, when the
-   * container's resizePolicy says RestartContainer for a changed resource, by a restart.
+   * was allocated to it. A new request is admitted first: Infeasible (PodResizePending) when the
+   * pod's requests exceed the node's allocatable, Deferred when they do not fit beside the other
+   * pods' allocated requests (tried again every retry period), else allocated — the status then
+   * says PodResizeInProgress until the next pass actuates it, with UpdateContainerResources or, when
+   * the container's resizePolicy says RestartContainer for a changed resource, by a restart. A
+   * failed update keeps PodResizeInProgress with reason Error and is tried again.
    */
   private async resize(
     pod: BoundPod,
@@ -355,19 +361,27 @@ export class PodRunner {
     const desired = computeResourcesOf(container);
     const known = m.resources.get(container.name);
     const applied = known?.applied ?? latest.resources ?? desired;
-    const changed = changedResources(applied, desired);
-    if (!changed.length) {
+    const allocated = known?.allocated ?? applied;
+    if (changedResources(allocated, desired).length) {
+      const infeasible = infeasibleResize(pod, this.d.allocatable);
+      const deferred = infeasible
+        ? undefined
+        : deferredResize(pod, this.othersAllocated(pod), this.d.allocatable);
+      m.resources.set(container.name, { allocated, applied });
+      if (infeasible) m.resizePending = { reason: 'Infeasible', message: infeasible };
+      if (deferred) m.resizePending = { reason: 'Deferred', message: deferred };
+      if (infeasible || deferred) return { waitMs: deferred ? (this.d.retryMs ?? 5000) : 0, acted: false };
       m.resizePending = undefined;
-      if (!known) m.resources.set(container.name, { allocated: applied, applied });
-      return { waitMs: 0, acted: false };
-    }
-    const infeasible = infeasibleResize(pod, this.d.allocatable);
-    if (infeasible) {
-      m.resizePending = { reason: 'Infeasible', message: infeasible };
-      m.resources.set(container.name, { allocated: known?.allocated ?? applied, applied });
-      return { waitMs: 0, acted: false };
+      m.resizeError = undefined;
+      m.resources.set(container.name, { allocated: desired, applied });
+      return { waitMs: 1, acted: false };
     }
     m.resizePending = undefined;
+    const changed = changedResources(applied, allocated);
+    if (!changed.length) {
+      if (!known) m.resources.set(container.name, { allocated, applied });
+      return { waitMs: 0, acted: false };
+    }
     const restart = changed.some(
       (r) => container.resizePolicy?.find((p) => p.resourceName === r)?.restartPolicy === 'RestartContainer',
     );
@@ -379,12 +393,25 @@ export class PodRunner {
       const stopped = await this.container(latest);
       return await this.restart(pod, container, history, stopped ?? latest, sandboxId);
     }
-    await this.d.cri.updateContainerResources(
-      latest.id,
-      linuxResources(pod, desired, this.d.memoryCapacityBytes),
-    );
-    m.resources.set(container.name, { allocated: desired, applied: desired });
+    try {
+      await this.d.cri.updateContainerResources(
+        latest.id,
+        linuxResources(pod, allocated, this.d.memoryCapacityBytes),
+      );
+    } catch (err) {
+      m.resizeError = { reason: 'Error', message: (err as Error).message };
+      return { waitMs: this.d.retryMs ?? 5000, acted: false };
+    }
+    m.resizeError = undefined;
+    m.resources.set(container.name, { allocated, applied: allocated });
     return { waitMs: 0, acted: true };
+  }
+
+  /** The cpu/memory requests allocated to the node's other pods' containers. */
+  private othersAllocated(pod: BoundPod): ComputeResources[] {
+    return [...this.memory]
+      .filter(([uid]) => uid !== pod.metadata.uid)
+      .flatMap(([, m]) => [...m.resources.values()].map((r) => r.allocated));
   }
 
   /** Starts attempt + 1 of a container whose `previous` instance has exited, then removes the older ones. */
@@ -491,6 +518,7 @@ export class PodRunner {
       probes: this.d.prober,
       resources: m.resources,
       resizePending: m.resizePending,
+      resizeError: m.resizeError,
     };
     await this.writeStatus(pod, computePodStatus(pod, view));
     const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);

@@ -8,7 +8,7 @@ import type {
   PodSpec,
   PodStatus,
 } from 'kubernetes-types/core/v1.js';
-import { type ComputeResources, podQOSClass } from './container-resources.ts';
+import { type ComputeResources, changedResources, podQOSClass } from './container-resources.ts';
 
 /** One CRI container of a pod, as the local node sees it. */
 export interface RuntimeContainer {
@@ -53,6 +53,8 @@ export interface PodRuntimeView {
   resources?: Map<string, { allocated: ComputeResources; applied: ComputeResources }>;
   /** Why a resize waits (PodResizePending), if it does. */
   resizePending?: { reason: string; message: string };
+  /** Why actuating an allocated resize failed (PodResizeInProgress reason Error), if it did. */
+  resizeError?: { reason: string; message: string };
   /** What the probes say of a running container (no probes: started and ready). */
   probes?: { started(id: string): boolean; ready(id: string): boolean };
 }
@@ -183,6 +185,18 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
       lastProbeTime: null,
       lastTransitionTime: old.find((c) => c.type === 'PodResizePending')?.lastTransitionTime ?? kubeTime(),
       ...view.resizePending,
+    });
+  // kubelet 1.33: an allocated resize not yet actuated (allocated != actual) is in progress.
+  const resizing = [...(view.resources?.values() ?? [])].some(
+    (r) => changedResources(r.allocated, r.applied).length > 0,
+  );
+  if (resizing)
+    conditions.push({
+      type: 'PodResizeInProgress',
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: old.find((c) => c.type === 'PodResizeInProgress')?.lastTransitionTime ?? kubeTime(),
+      ...view.resizeError,
     });
   return {
     phase: podPhase(spec, statuses, view.initialized),
