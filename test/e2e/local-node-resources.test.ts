@@ -1,5 +1,5 @@
 import type { CriClient } from '@kruise/cri/client';
-import { type KubeClient, type KubeObject, isNotFound, Resources, streamWatch } from '@kruise/runtime';
+import { isNotFound, type KubeClient, type KubeObject, Resources, streamWatch } from '@kruise/runtime';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';
 import { eventually } from '../support/poll.ts';
