@@ -49,7 +49,11 @@ const cases: [ProgramName, string, string][] = [
     '--feature-gates=NoSuchGate=true',
     "invalid argument for '--feature-gates': unrecognized feature gate: NoSuchGate",
   ],
-  ['pnpm start', '--feature-gates=PreDownloadImageForInPlaceUpdate=yes', "invalid argument for '--feature-gates'"],
+  [
+    'pnpm start',
+    '--feature-gates=PreDownloadImageForInPlaceUpdate=yes',
+    "invalid argument for '--feature-gates'",
+  ],
   // numbers
   ['kruise-manager', '--imagepulljob-workers=0', '--imagepulljob-workers must be a positive integer'],
   ['kruise-manager', '--crr-workers=2.5', '--crr-workers must be a positive integer'],
