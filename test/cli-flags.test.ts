@@ -85,7 +85,7 @@ function run(program: ProgramName, flag: string): Promise<{ code: number | null;
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve) =>
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -122,5 +122,5 @@ describe('command-line flags', () => {
         wrong.push(`${program} ${flag}: exit ${r.code}, stderr ${JSON.stringify(r.err.slice(0, 300))}`);
     }
     expect(wrong).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { portArgument } from '@kruise/runtime';
+import { portArgument } from '@kruise/runtime/cli/command-line';
 import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
-import { repoRoot } from './processes.ts';
+import { repoRoot } from './repo-root.ts';
 
 /** What `pnpm start` is started with. */
 export interface StackFlags {

@@ -1,185 +1,19 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { ControlPlane } from '@kruise/control-plane';
-import { KubeClient } from '@kruise/runtime';
-import { runExamples } from './examples.ts';
-import { parseStackFlags, type StackFlags, USAGE, UsageError } from './flags.ts';
-import {
-  cleanUpAfter,
-  type RunRecord,
-  readRunRecord,
-  removeRunRecord,
-  runs,
-  STACK_ENTRY,
-  writeRunRecord,
-} from './leftovers.ts';
-import { type NodeRuntime, nodeNameOf, startNodeRuntime, ZONE_LABEL, zoneOf } from './node-runtimes.ts';
-import {
-  installKruiseApi,
-  type Program,
-  pointWebhookService,
-  repoRoot,
-  startDaemonProcess,
-  startLocalNodeProcess,
-  startManagerProcess,
-  writeProgramLogsTo,
-} from './processes.ts';
-import { type RuntimeStack, runtimePrerequisites, startRuntimeStack } from './runtime-stack.ts';
+import { parseStackFlags, USAGE, UsageError } from './flags.ts';
 
 /**
- * `pnpm start`: the whole system on one machine — a local registry with sample images and
- * containerd (installed from Debian when missing), the embedded control plane, kruise-manager, one
- * local node with kruise-daemon, and examples/ with their progress. Without root or the packages it
- * says what is missing and runs the control plane and kruise-manager. Ctrl-C stops everything it
- * started, by PID. What it starts is recorded in STATE_DIR/run.json; a watchdog in a session of its
- * own stops it if this process is killed, and the next start stops what a killed run left.
+ * `pnpm start`'s entry: the command line is checked before anything heavy is loaded, so a bad flag
+ * or `--help` answers at once; the stack itself is in stack.ts.
  */
-let flags: StackFlags;
+let help = false;
 try {
-  flags = parseStackFlags(process.argv.slice(2));
+  help = parseStackFlags(process.argv.slice(2)).help;
 } catch (err) {
   if (!(err instanceof UsageError)) throw err;
   process.stderr.write(`error: ${err.message}\n${USAGE}\n`);
   process.exit(2);
 }
-if (flags.help) {
+if (help) {
   console.log(USAGE);
   process.exit(0);
 }
-const say = (line: string) => console.log(`[kruise] ${line}`);
-const { stateDir, nodeName: node, nodes: nodeCount } = flags;
-const kubeconfig = join(stateDir, 'kubeconfig');
-mkdirSync(stateDir, { recursive: true });
-
-// A run that is still going owns this state directory; one that was killed left its record.
-const earlier = readRunRecord(stateDir);
-if (earlier && earlier.pid !== process.pid && runs(earlier.pid, STACK_ENTRY)) {
-  say(`another pnpm start (pid ${earlier.pid}) is running with ${stateDir}: stop it first`);
-  process.exit(1);
-}
-if (earlier) {
-  const left = await cleanUpAfter(earlier);
-  if (left.length) say(`stopped what an earlier, killed run (pid ${earlier.pid}) left: ${left.join(', ')}`);
-}
-rmSync(join(stateDir, 'logs'), { recursive: true, force: true });
-writeProgramLogsTo(join(stateDir, 'logs'));
-const record: RunRecord = { pid: process.pid, runtimeDirs: [], programs: [] };
-writeRunRecord(stateDir, record);
-const watchdog = spawn(
-  process.execPath,
-  ['--conditions=source', join(repoRoot, 'packages/stack/src/watchdog.ts'), stateDir],
-  { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
-);
-watchdog.unref();
-(watchdog.stdin as unknown as { unref(): void }).unref();
-record.watchdog = watchdog.pid;
-writeRunRecord(stateDir, record);
-/** Records a program this run started (for the watchdog and the next start). */
-const started = (program: Program, entry: string) => {
-  programs.push(program);
-  record.programs.push({ name: program.name, pid: program.child.pid!, entry });
-  writeRunRecord(stateDir, record);
-};
-/** Records a runtime directory before cri-stack.sh starts anything under it. */
-const runtimeUnder = (dir: string) => {
-  record.runtimeDirs.push(dir);
-  writeRunRecord(stateDir, record);
-  return dir;
-};
-
-const programs: Program[] = [];
-let runtime: RuntimeStack | undefined;
-const nodeRuntimes: NodeRuntime[] = [];
-let cp: ControlPlane | undefined;
-const abort = new AbortController();
-let stopping = false;
-const stop = async (code = 0) => {
-  if (stopping) return;
-  stopping = true;
-  abort.abort();
-  say('stopping');
-  for (const p of [...programs].reverse()) await p.stop();
-  try {
-    for (const r of nodeRuntimes) r.down();
-    runtime?.down();
-  } catch (err) {
-    say(`could not stop containerd and the registry: ${(err as Error).message}`);
-    code ||= 1;
-  }
-  await cp?.stop();
-  removeRunRecord(stateDir);
-  watchdog.stdin?.end('stopped\n');
-  say('stopped');
-  process.exit(code);
-};
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
-
-try {
-  const problems = runtimePrerequisites();
-  if (problems.length === 0) {
-    try {
-      runtime = startRuntimeStack(runtimeUnder(flags.runtimeDir), flags.registryPort, say);
-    } catch (err) {
-      problems.push((err as Error).message);
-    }
-  }
-  if (problems.length) {
-    say(`containerd, the local node and kruise-daemon cannot run here: ${problems.join('; ')}`);
-    say('running the control plane and kruise-manager only');
-  }
-  // Each start begins with an empty cluster.
-  rmSync(join(stateDir, 'control-plane'), { recursive: true, force: true });
-  cp = await ControlPlane.start({ dataDir: join(stateDir, 'control-plane') });
-  cp.writeKubeconfig(kubeconfig);
-  const client = KubeClient.fromString(cp.kubeconfig());
-  await installKruiseApi(client);
-  const gates = flags.featureGates ? [`--feature-gates=${flags.featureGates}`] : [];
-  const { program: manager, webhookPort } = await startManagerProcess(kubeconfig, [
-    '--nodeimage-creation-delay=0s',
-    ...gates,
-  ]);
-  started(manager, 'packages/manager/src/main.ts');
-  await pointWebhookService(client, webhookPort);
-  say(
-    `control plane at ${cp.url}; kruise-manager running (pid ${manager.child.pid}, webhooks on 127.0.0.1:${webhookPort})`,
-  );
-  if (runtime) {
-    for (let i = 0; i < nodeCount; i++) {
-      const name = nodeNameOf(node, i);
-      let socket = runtime.socket;
-      if (i > 0) {
-        const extra = startNodeRuntime(runtimeUnder(`${flags.runtimeDir}-n${i + 1}`), flags.registryPort);
-        nodeRuntimes.push(extra);
-        socket = extra.socket;
-      }
-      const endpoint = `unix://${socket}`;
-      const localNode = await startLocalNodeProcess(kubeconfig, name, endpoint, [
-        `--pod-logs-dir=${join(flags.runtimeDir, i === 0 ? 'pod-logs' : `pod-logs-${name}`)}`,
-        `--label=${ZONE_LABEL}=${zoneOf(i)}`,
-      ]);
-      started(localNode, 'packages/local-node/src/node/main.ts');
-      const daemon = await startDaemonProcess(kubeconfig, name, endpoint, gates);
-      started(daemon, 'packages/daemon/src/main.ts');
-      say(
-        `local node ${name} (${zoneOf(i)}) running (pid ${localNode.child.pid}) on containerd ${socket}; kruise-daemon running (pid ${daemon.child.pid}); registry ${runtime.registry}`,
-      );
-    }
-  }
-  say(`ready — try:
-  export KUBECONFIG=${kubeconfig}
-  kubectl get nodes,pods -o wide
-  kubectl get nodeimages,imagepulljobs,imagelistpulljobs,crr -A
-  kubectl get nodeimage ${node} -o yaml
-  kubectl logs demo -c app
-  kubectl apply -f examples/
-  logs: ${join(stateDir, 'logs')}/{kruise-manager,kruise-daemon,local-node}.log   (Ctrl-C stops everything)`);
-  if (runtime && !flags.noExamples) {
-    const done = await runExamples(client, runtime.registry, node, (l) => say(l), abort.signal);
-    if (done) say('examples complete');
-  }
-} catch (err) {
-  say(`could not start: ${(err as Error).message}`);
-  await stop(1);
-}
+await import('./stack.ts');

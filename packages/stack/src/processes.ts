@@ -1,15 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { DEPLOY_FEATURE_GATES, namespaces } from '@kruise/deploy';
 import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { parse } from 'yaml';
 
 /** The repository root. */
-export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+import { repoRoot } from './repo-root.ts';
+
+export { repoRoot };
 
 /** A program of ours running as a child process, stopped by its PID. */
 export interface Program {
