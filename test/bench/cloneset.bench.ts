@@ -7,6 +7,7 @@ import { type ManagerApp, parseOptions, startManager } from '../../packages/mana
 import { eventually } from '../support/poll.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
 import { figure, print, sideBySide } from './figures.ts';
+import { inPlaceVsReCreate } from './cloneset-inplace.ts';
 import { managerProcessRss } from './manager-rss.ts';
 import { pool } from './pool.ts';
 
@@ -194,7 +195,10 @@ async function managerRss(kubeconfigPath: string, client: KubeClient, app: Manag
   figure('cloneset.manager-rss', [rss], { digits: 0 });
 }
 
-/** CloneSet: scale-up rate vs raw pod creates, reconciles per pod change, manager memory with 10,000 pods. */
+/**
+ * CloneSet: scale-up rate vs raw pod creates, reconciles per pod change, manager memory with 10,000
+ * pods (no node runs pods), then in-place update vs ReCreate of 50 pods on a real node.
+ */
 export async function benchCloneSet(): Promise<void> {
   const cp = await startControlPlaneProcess();
   const client = KubeClient.load(cp.kubeconfigPath);
@@ -215,4 +219,5 @@ export async function benchCloneSet(): Promise<void> {
     await app?.stop();
     await cp.stop();
   }
+  await inPlaceVsReCreate();
 }

@@ -1,28 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ControlPlane } from '@kruise/control-plane';
-import { KubeClient, Resources } from '@kruise/runtime';
-import {
-  installKruiseApi,
-  type Program,
-  pointWebhookService,
-  startDaemonProcess,
-  startLocalNodeProcess,
-  startManagerProcess,
-} from '@kruise/stack/processes';
-import { freePort } from '../support/free-port.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Resources } from '@kruise/runtime';
 import { eventually } from '../support/poll.ts';
+import { LOOP, startCriSystem } from './cri-system.ts';
 import { figure, print } from './figures.ts';
 import { quantile } from './stats.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const script = join(root, 'packages/cri/scripts/cri-stack.sh');
 const PODS = 50;
 const ROUNDS = 3;
-const LOOP = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
 
 /** StopContainer calls as containerd logged them: container ID → epoch ms (from the log's nanosecond time). */
 function stopsInLog(text: string): Map<string, number> {
@@ -40,29 +25,9 @@ function stopsInLog(text: string): Map<string, number> {
  * from each create call to containerd logging its StopContainer (p50, p99), and until all are Completed.
  */
 export async function benchCrr(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'kbench-'));
-  const env = {
-    ...process.env,
-    CRI_STACK_DIR: join(dir, 's'),
-    REG_PORT: String(await freePort()),
-    BIG_MB: '1',
-  };
-  execFileSync('bash', [script, 'install'], { env, stdio: 'ignore' });
-  execFileSync('bash', [script, 'up'], { env, stdio: 'ignore' });
-  const socket = `unix://${join(dir, 's/containerd/containerd.sock')}`;
-  const registry = `127.0.0.1:${env.REG_PORT}`;
-  const cp = await ControlPlane.start();
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, cp.kubeconfig());
-  const client = KubeClient.fromString(cp.kubeconfig());
-  const programs: Program[] = [];
+  const sys = await startCriSystem('bench-node');
+  const { client, registry, dir } = sys;
   try {
-    await installKruiseApi(client);
-    const { program: manager, webhookPort } = await startManagerProcess(kubeconfig);
-    programs.push(manager);
-    await pointWebhookService(client, webhookPort);
-    programs.push(await startLocalNodeProcess(kubeconfig, 'bench-node', socket));
-    programs.push(await startDaemonProcess(kubeconfig, 'bench-node', socket));
     const round = async (prefix: string, count: number) => {
       const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
       await Promise.all(
@@ -198,24 +163,6 @@ export async function benchCrr(): Promise<void> {
       },
     );
   } finally {
-    await client
-      .list(Resources.Pod, { namespace: 'default' })
-      .then((l) =>
-        Promise.all(
-          l.items.map((p) =>
-            client
-              .delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 })
-              .catch(() => undefined),
-          ),
-        ),
-      )
-      .catch(() => undefined);
-    await eventually(async () => (await client.list(Resources.Pod)).items.length === 0, 60_000, 200).catch(
-      () => undefined,
-    );
-    for (const p of programs.reverse()) await p.stop();
-    await cp.stop();
-    execFileSync('bash', [script, 'down'], { env, stdio: 'ignore' });
-    rmSync(dir, { recursive: true, force: true });
+    await sys.stop();
   }
 }

@@ -71,6 +71,11 @@ export const GOALS = {
     unit: '%',
     atLeast: 50,
   },
+  'cloneset.inplace-vs-recreate': {
+    what: 'in-place update of 50 running pods (same-digest tag) vs ReCreate of the same 50: time until all updated and ready',
+    unit: 'x',
+    atMost: 0.5,
+  },
   'cloneset.manager-rss': {
     what: 'kruise-manager RSS (built JS), 10 CloneSets x 1,000 pods cached',
     unit: 'MB',
