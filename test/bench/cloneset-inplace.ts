@@ -65,7 +65,7 @@ export async function inPlaceVsReCreate(): Promise<void> {
               updatedReplicas: s?.updatedReplicas,
               updatedReadyReplicas: s?.updatedReadyReplicas,
             });
-            if (s?.observedGeneration !== cs.metadata!.generation || s.updatedReadyReplicas !== PODS)
+            if (!s || s.observedGeneration !== cs.metadata!.generation || s.updatedReadyReplicas !== PODS)
               return false;
             const now = await pods();
             return (

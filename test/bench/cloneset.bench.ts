@@ -5,9 +5,9 @@ import { KubeClient, type KubeObject, Resources, retryOnConflict, silentLogger }
 import { parse } from 'yaml';
 import { type ManagerApp, parseOptions, startManager } from '../../packages/manager/src/index.ts';
 import { eventually } from '../support/poll.ts';
+import { inPlaceVsReCreate } from './cloneset-inplace.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
 import { figure, print, sideBySide } from './figures.ts';
-import { inPlaceVsReCreate } from './cloneset-inplace.ts';
 import { managerProcessRss } from './manager-rss.ts';
 import { pool } from './pool.ts';
 
