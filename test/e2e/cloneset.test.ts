@@ -186,6 +186,80 @@ describe('CloneSet on a real node', () => {
     expect(await podLog(sys.client, after!.metadata!.name!, { container: 'app' })).toContain('version=v2');
   });
 
+  it('maxUnavailable 1 paces an in-place update: never more than one pod unavailable, one after another', async () => {
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('paced', {
+        replicas: 3,
+        // each restarted pod stays unavailable 2 s more: an update that ignored the bound would show
+        minReadySeconds: 2,
+        updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 1 },
+      }),
+    );
+    await settled('paced', (st, p) => p.length === 3 && st.availableReplicas === 3, 60_000);
+    const uids = (await pods('paced')).map((p) => p.metadata!.uid);
+    await setImage('paced', image('v2'));
+    // sampled while the update runs: pods missing or not Ready, as `kubectl get pods` shows them
+    const samples: number[] = [];
+    await until(async () => {
+      const [cs, p] = await Promise.all([get('paced'), pods('paced')]);
+      const notReady = p.filter(
+        (x) => x.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status !== 'True',
+      ).length;
+      samples.push(3 - p.length + notReady);
+      const s = cs.status;
+      return s?.observedGeneration === cs.metadata?.generation &&
+        s?.updatedAvailableReplicas === 3 &&
+        notReady === 0
+        ? s
+        : undefined;
+    }, 90_000);
+    expect(Math.max(...samples)).toBe(1);
+    // one at a time, each unavailable for a while: many samples saw a pod down
+    expect(samples.filter((n) => n === 1).length).toBeGreaterThan(3);
+    const after = await pods('paced');
+    expect(after.map((p) => p.metadata!.uid)).toEqual(uids);
+    for (const p of after) expect(status(p)).toMatchObject({ image: image('v2'), restartCount: 1 });
+  }, 120_000);
+
+  it('paused: the template change updates no pod, a scale-up still happens; resuming updates them in place', async () => {
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('held', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }),
+    );
+    await settled('held', (st, p) => p.length === 2 && st.availableReplicas === 2, 60_000);
+    const before = await pods('held');
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'held', {
+      spec: {
+        replicas: 3,
+        updateStrategy: { paused: true },
+        template: { spec: { containers: [{ name: 'app', image: image('v2'), command: LOOP }] } },
+      },
+    });
+    const paused = await settled('held', (st, p) => p.length === 3 && st.availableReplicas === 3, 60_000);
+    await new Promise((r) => setTimeout(r, 2000));
+    const during = await pods('held');
+    const old = during.filter((p) => before.some((b) => b.metadata!.uid === p.metadata!.uid));
+    expect(old).toHaveLength(2);
+    for (const p of old) expect(status(p)).toMatchObject({ image: image('v1'), restartCount: 0 });
+    expect(paused.updatedReplicas).toBe(1);
+    expect(paused.currentRevision).not.toBe(paused.updateRevision);
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'held', {
+      spec: { updateStrategy: { paused: false } },
+    });
+    const done = await settled(
+      'held',
+      (st, p) => st.updatedAvailableReplicas === 3 && p.length === 3 && p.every((x) => status(x).ready),
+      60_000,
+    );
+    expect(done.currentRevision).toBe(done.updateRevision);
+    for (const p of await pods('held')) expect(status(p).image).toBe(image('v2'));
+    const resumed = (await pods('held')).filter((p) =>
+      before.some((b) => b.metadata!.uid === p.metadata!.uid),
+    );
+    expect(resumed.map((p) => status(p).restartCount)).toEqual([1, 1]);
+  }, 150_000);
+
   it('a pod marked specified-delete waits for the preDelete hook, then is replaced', async () => {
     const hook = { 'example.io/block': 'true' };
     await sys.client.create(
