@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { CriClient } from '@kruise/cri/client';
 import { createWebhookCertificates, type Logger } from '@kruise/runtime';
-import { type LogQuery, lastLines, type PodLogs, readLog } from './pod-logs.ts';
+import { type LogQuery, lastLines, openLog, type PodLogs, readLog } from './pod-logs.ts';
 import { proxyUpgrade, refuseUpgrade } from './stream-proxy.ts';
 
 /** What `exec` needs: the runtime, and the running container's ID of a pod's container. */
@@ -67,7 +67,7 @@ export class KubeletServer {
   private server: Server | undefined;
   private readonly logs: PodLogs;
   private readonly log: Logger;
-  private readonly following = new Set<NodeJS.Timeout>();
+  private readonly following = new Set<() => void>();
 
   private readonly exec: ExecTargets | undefined;
 
@@ -161,19 +161,26 @@ export class KubeletServer {
       return budget > 0;
     };
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-    const first = await readLog(file, 0, q);
+    // A followed log is read through one open handle, so what the container wrote last is still
+    // read after its file is replaced or removed with the pod.
+    const handle = follow && !previous ? await openLog(file) : undefined;
+    const first = await readLog(handle ?? file, 0, q);
     const open = write(q.tailLines !== undefined ? lastLines(first.text, q.tailLines) : first.text);
-    if (!follow || previous || !open) return void res.end();
-    // Follow until the client goes, the container is replaced by a newer attempt, or its logs go.
+    if (!handle || !open) {
+      await handle?.close();
+      return void res.end();
+    }
+    // Follow until the client goes, the container is replaced by a newer attempt, or its logs go;
+    // the read after the file was seen gone or replaced is the last one.
     let offset = first.offset;
     let reading = false;
     const timer = setInterval(() => {
       if (reading) return;
       reading = true;
-      void readLog(file, offset, q)
+      const current = this.logs.files(namespace, pod, container)[0];
+      void readLog(handle, offset, q)
         .then((next) => {
           offset = next.offset;
-          const current = this.logs.files(namespace, pod, container)[0];
           if (!write(next.text) || current !== file) stopFollowing();
         })
         .catch(() => stopFollowing())
@@ -181,19 +188,19 @@ export class KubeletServer {
           reading = false;
         });
     }, FOLLOW_POLL_MS);
-    this.following.add(timer);
     const stopFollowing = () => {
       clearInterval(timer);
-      this.following.delete(timer);
+      if (!this.following.delete(stopFollowing)) return;
+      void handle.close().catch(() => undefined);
       res.end();
     };
+    this.following.add(stopFollowing);
     res.on('close', stopFollowing);
   }
 
   /** Stops serving and ends every followed log. */
   async close(): Promise<void> {
-    for (const t of this.following) clearInterval(t);
-    this.following.clear();
+    for (const stopFollowing of [...this.following]) stopFollowing();
     if (!this.server) return;
     await new Promise<void>((resolve) => {
       this.server!.close(() => resolve());

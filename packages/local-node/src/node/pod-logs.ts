@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** What names a pod's log directory. */
@@ -129,16 +129,21 @@ function render(lines: LogLine[], q: LogQuery): string {
   return out;
 }
 
+/** Opens a container's log file for following (undefined if it is already gone). */
+export function openLog(file: string): Promise<FileHandle | undefined> {
+  return open(file, 'r').catch(() => undefined);
+}
+
 /**
- * Reads a CRI log file from `offset`: the rendered text of its complete entries and the offset after
+ * Reads a CRI log file (a path, or a handle that stays open) from `offset`: the rendered text of its complete entries and the offset after
  * them (a trailing entry still being written is left for the next read).
  */
 export async function readLog(
-  file: string,
+  file: string | FileHandle,
   offset: number,
   q: LogQuery,
 ): Promise<{ text: string; offset: number }> {
-  const handle = await open(file, 'r').catch(() => undefined);
+  const handle = typeof file === 'string' ? await open(file, 'r').catch(() => undefined) : file;
   if (!handle) return { text: '', offset };
   try {
     const { size } = await handle.stat();
@@ -156,7 +161,7 @@ export async function readLog(
       .filter((l) => q.sinceMs === undefined || Date.parse(l.time) >= q.sinceMs);
     return { text: render(lines, q), offset: offset + end };
   } finally {
-    await handle.close();
+    if (typeof file === 'string') await handle.close();
   }
 }
 
