@@ -91,8 +91,19 @@ export function watchProgram(name: string, child: ChildProcess): Program {
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
+  // 'exit' can come before the last output is read: the program counts as ended once its pipes
+  // close too (or a second after exit, should a grandchild hold them open).
+  let ended = false;
   const exited = new Promise<number | string | null>((r) => {
-    child.once('exit', (code, signal) => r(code ?? signal));
+    child.once('exit', (code, signal) => {
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        r(code ?? signal);
+      };
+      child.once('close', end);
+      setTimeout(end, 1_000).unref();
+    });
     // No 'exit' follows a failed spawn: settle with the reason, and wake the waiters now.
     child.once('error', (err) => {
       if (child.pid !== undefined) return;
@@ -120,7 +131,7 @@ export function watchProgram(name: string, child: ChildProcess): Program {
           } else if (spawnError) {
             clearTimeout(timer);
             reject(new Error(`${name} could not start: ${spawnError.message}`));
-          } else if (child.exitCode !== null || child.signalCode !== null) {
+          } else if (ended) {
             clearTimeout(timer);
             reject(new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${out.slice(-3000)}`));
           } else waiters.push(check);
