@@ -1,13 +1,15 @@
 import { budgetsForPod, podReady } from '../controllers/disruption/budget.ts';
 import { withDisruptionAllowed } from '../controllers/disruption/status.ts';
-import { ApiError, badRequest, forbidden, internalError, notFound } from '../errors.ts';
+import { ApiError, forbidden, internalError, notFound } from '../errors.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
 import type { Store } from '../store/store.ts';
 import { nowRFC3339, type WriteOptions } from './context.ts';
 import type { ObjectService } from './objects.ts';
+import { admitSubresourceCreate, subresourceBody } from './pod-subresource-post.ts';
 
 /** More unconfirmed evictions than this in one budget are refused (MaxDisruptedPodSize). */
 const MAX_DISRUPTED_PODS = 2000;
+const EVICTION = { group: 'policy', version: 'v1', kind: 'Eviction' };
 const VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
 
 /** 429 TooManyRequests with a DisruptionBudget cause, as EvictionREST answers. */
@@ -59,35 +61,11 @@ export async function evictPod(
   body: KubeObject,
   options: WriteOptions,
 ): Promise<void> {
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw badRequest('the body of the request must be a JSON object of kind Eviction');
-  const eviction: KubeObject = {
-    ...body,
-    apiVersion: 'policy/v1',
-    kind: 'Eviction',
-    metadata: { ...body.metadata },
-  };
-  if (eviction.metadata!.name && eviction.metadata!.name !== name)
-    throw badRequest('name in URL does not match name in Eviction object');
-  eviction.metadata!.name = name;
-  eviction.metadata!.namespace = namespace;
+  const eviction = subresourceBody(body, EVICTION, namespace, name);
   const deleteOptions = eviction.deleteOptions ?? {};
   const dryRun =
     Boolean(options.dryRun) || (Array.isArray(deleteOptions.dryRun) && deleteOptions.dryRun.includes('All'));
-  for (const phase of ['mutating', 'validating'] as const) {
-    await objects.admission?.({
-      type: podType,
-      operation: 'CREATE',
-      subresource: 'eviction',
-      namespace,
-      name,
-      object: eviction,
-      oldObject: undefined,
-      options: { ...options, dryRun, subresource: 'eviction' },
-      phase,
-      kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
-    });
-  }
+  await admitSubresourceCreate(objects, podType, 'eviction', eviction, EVICTION, { ...options, dryRun });
   const pod = store.get('/pods', namespace, name)?.obj;
   if (!pod) throw notFound('pods', '', name);
   const remove = () =>

@@ -1,8 +1,9 @@
-import { ApiError, badRequest, conflict, invalid, notFound, type StatusCause } from '../errors.ts';
+import { ApiError, conflict, invalid, notFound, type StatusCause } from '../errors.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
 import type { Store } from '../store/store.ts';
 import { nowRFC3339, type WriteOptions } from './context.ts';
 import type { ObjectService } from './objects.ts';
+import { admitSubresourceCreate, subresourceBody } from './pod-subresource-post.ts';
 
 /** kube-apiserver's answer to a successful binding or eviction POST. */
 export const CREATED_STATUS = {
@@ -12,6 +13,8 @@ export const CREATED_STATUS = {
   status: 'Success',
   code: 201,
 };
+
+const BINDING = { group: '', version: 'v1', kind: 'Binding' };
 
 /** ValidatePodBinding. */
 function bindingCauses(binding: KubeObject): StatusCause[] {
@@ -66,31 +69,12 @@ export async function bindPod(
   body: KubeObject,
   options: WriteOptions,
 ): Promise<void> {
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw badRequest('the body of the request must be a JSON object of kind Binding');
-  const binding: KubeObject = { ...body, apiVersion: 'v1', kind: 'Binding', metadata: { ...body.metadata } };
-  if (binding.metadata!.name && binding.metadata!.name !== name)
-    throw badRequest(`name in URL does not match name in Binding object`);
-  binding.metadata!.name = name;
-  binding.metadata!.namespace = namespace;
+  const binding = subresourceBody(body, BINDING, namespace, name);
   const causes = bindingCauses(binding);
   if (causes.length) throw invalid('Binding', '', name, causes);
   const current = store.get('/pods', namespace, name);
   if (!current) throw notFound('pods', '', name);
-  for (const phase of ['mutating', 'validating'] as const) {
-    await objects.admission?.({
-      type: podType,
-      operation: 'CREATE',
-      subresource: 'binding',
-      namespace,
-      name,
-      object: binding,
-      oldObject: undefined,
-      options: { ...options, subresource: 'binding' },
-      phase,
-      kind: { group: '', version: 'v1', kind: 'Binding' },
-    });
-  }
+  await admitSubresourceCreate(objects, podType, 'binding', binding, BINDING, options);
   if (options.dryRun) return;
   const node = String(binding.target.name);
   const uid = binding.metadata!.uid;
