@@ -179,6 +179,50 @@ describe('custom resource features', () => {
     expect(patch).toMatchObject({ code: 415, body: { reason: 'UnsupportedMediaType' } });
   });
 
+  it('prints core and events.k8s.io Events with the same columns, as one printer', async () => {
+    const table = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const json = { 'content-type': 'application/json' };
+    const regarding = { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'ev-pod' };
+    const created = await rawRequest(cp, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      body: JSON.stringify({
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'ev-v1' },
+        eventTime: new Date().toISOString().replace('Z', '000Z'),
+        reportingController: 'example.com/test',
+        reportingInstance: 'test-1',
+        action: 'Testing',
+        type: 'Warning',
+        reason: 'Failed',
+        regarding,
+        note: 'the note',
+      }),
+      headers: json,
+    });
+    expect(created.code).toBe(201);
+    await core.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'ev-core' },
+        involvedObject: regarding,
+        type: 'Normal',
+        reason: 'Started',
+        message: 'the message',
+        lastTimestamp: new Date(),
+      },
+    });
+    const names = ['Name', 'Last Seen', 'Type', 'Reason', 'Object', 'Message'];
+    const v1 = await rawRequest(cp, 'GET', '/apis/events.k8s.io/v1/namespaces/default/events/ev-v1', {
+      headers: table,
+    });
+    expect(v1.body.columnDefinitions.map((c: any) => c.name)).toEqual(names);
+    expect(v1.body.rows[0].cells.slice(2)).toEqual(['Warning', 'Failed', 'pod/ev-pod', 'the note']);
+    expect(v1.body.rows[0].cells[1]).toMatch(/^\d+s$/);
+    const v = await rawRequest(cp, 'GET', '/api/v1/namespaces/default/events/ev-core', { headers: table });
+    expect(v.body.columnDefinitions.map((c: any) => c.name)).toEqual(names);
+    expect(v.body.rows[0].cells.slice(2)).toEqual(['Normal', 'Started', 'pod/ev-pod', 'the message']);
+  });
+
   it('refuses Secret data that is not base64 as a decoding error (400), storing nothing', async () => {
     const bad = await rawRequest(cp, 'POST', '/api/v1/namespaces/default/secrets', {
       body: JSON.stringify({

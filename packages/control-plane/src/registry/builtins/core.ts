@@ -1,7 +1,8 @@
 import { badRequest, type StatusCause } from '../../errors.ts';
-import { AGE_COLUMN, age, column, countKeys, wideColumn } from '../columns.ts';
+import { AGE_COLUMN, column, countKeys, wideColumn } from '../columns.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { builtin } from './define.ts';
+import { EVENT_COLUMNS } from './event-columns.ts';
 import { defaultPodSpec } from './pod-defaults.ts';
 import { computePodQOS } from './pod-qos.ts';
 import { validatePodResize, validatePodUpdate } from './pod-update.ts';
@@ -287,18 +288,7 @@ export const CORE_RESOURCES: ResourceType[] = [
     plural: 'events',
     namespaced: true,
     shortNames: ['ev'],
-    columns: [
-      column('Last Seen', (o, now) =>
-        age(o.lastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now),
-      ),
-      column('Type', (o) => o.type ?? ''),
-      column('Reason', (o) => o.reason ?? ''),
-      column(
-        'Object',
-        (o) => `${(o.involvedObject?.kind ?? '').toLowerCase()}/${o.involvedObject?.name ?? ''}`,
-      ),
-      column('Message', (o) => o.message ?? ''),
-    ],
+    columns: EVENT_COLUMNS,
     selectableFields: (o) => ({
       'involvedObject.kind': o.involvedObject?.kind ?? '',
       'involvedObject.namespace': o.involvedObject?.namespace ?? '',
