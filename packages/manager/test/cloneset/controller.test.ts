@@ -1,26 +1,22 @@
 import { type KubeClient, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../env.ts';
+import { describe, expect, it } from 'vitest';
 import {
-  type CloneSetEnv,
   cloneSet,
   eventsOf,
+  eventually,
   getCloneSet,
   image,
   podsOf,
   runUntil,
   setImage,
-  startCloneSetEnv,
   statusWhen,
+  useCloneSetEnv,
 } from './harness.ts';
 
-let env: CloneSetEnv;
 let client: KubeClient;
-beforeAll(async () => {
-  env = await startCloneSetEnv();
+useCloneSetEnv([], (env) => {
   client = env.client;
 });
-afterAll(() => env?.stop());
 
 describe('CloneSet controller: scale', () => {
   it('creates replicas named <cloneset>-<instance id> with revision labels, the readiness gate and lifecycle, then reports status', async () => {

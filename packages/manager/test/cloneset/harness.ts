@@ -3,9 +3,12 @@ import { kubeTime } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { afterAll, beforeAll } from 'vitest';
 
 import type { ManagerApp } from '../../src/index.ts';
 import { addNode, eventually, startEnv } from '../env.ts';
+
+export { eventually };
 
 /** A control plane with kruise-manager (webhooks, the CloneSet and pod-readiness controllers). */
 export interface CloneSetEnv {
@@ -36,6 +39,24 @@ export async function startCloneSetEnv(flags: string[] = []): Promise<CloneSetEn
       await cp.stop();
     },
   };
+}
+
+/**
+ * Registers beforeAll/afterAll for a test file: the environment (manager `flags`) starts before its
+ * tests and stops after them. The returned object is filled in once beforeAll ran; `onStart` sees it
+ * then (to keep its client in a variable).
+ */
+export function useCloneSetEnv(
+  flags: string[] = [],
+  onStart: (env: CloneSetEnv) => void = () => {},
+): CloneSetEnv {
+  const env = {} as CloneSetEnv;
+  beforeAll(async () => {
+    Object.assign(env, await startCloneSetEnv(flags));
+    onStart(env);
+  });
+  afterAll(() => env.stop?.());
+  return env;
 }
 
 /** A CloneSet of busybox pods selecting `app: <name>`. */

@@ -1,27 +1,23 @@
 import { type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../env.ts';
+import { describe, expect, it } from 'vitest';
 import {
-  type CloneSetEnv,
   cloneSet,
+  eventually,
   getCloneSet,
   image,
   podsOf,
   runUntil,
   setImage,
   sleep,
-  startCloneSetEnv,
   statusWhen,
+  useCloneSetEnv,
 } from './harness.ts';
 
-let env: CloneSetEnv;
 let client: KubeClient;
-beforeAll(async () => {
-  env = await startCloneSetEnv();
+useCloneSetEnv([], (env) => {
   client = env.client;
 });
-afterAll(() => env?.stop());
 
 const state = (p: Pod) => p.metadata?.labels?.['lifecycle.apps.kruise.io/state'];
 const condition = (p: Pod, type: string) => p.status?.conditions?.find((c) => c.type === type);

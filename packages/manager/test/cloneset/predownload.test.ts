@@ -1,23 +1,19 @@
 import { type KubeClient, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../env.ts';
+import { describe, expect, it } from 'vitest';
 import {
-  type CloneSetEnv,
   cloneSet,
   eventsOf,
+  eventually,
   getCloneSet,
   setImage,
-  startCloneSetEnv,
   statusWhen,
+  useCloneSetEnv,
 } from './harness.ts';
 
-let env: CloneSetEnv;
 let client: KubeClient;
-beforeAll(async () => {
-  env = await startCloneSetEnv(['--feature-gates=PreDownloadImageForInPlaceUpdate=true']);
+useCloneSetEnv(['--feature-gates=PreDownloadImageForInPlaceUpdate=true'], (env) => {
   client = env.client;
 });
-afterAll(() => env?.stop());
 
 const revision = (name: string) => client.get(Resources.ControllerRevision, 'default', name);
 const jobsOf = async (owner: string) =>

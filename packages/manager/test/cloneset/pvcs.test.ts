@@ -1,15 +1,11 @@
 import { type KubeClient, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../env.ts';
-import { type CloneSetEnv, cloneSet, podsOf, startCloneSetEnv, statusWhen } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { cloneSet, eventually, podsOf, statusWhen, useCloneSetEnv } from './harness.ts';
 
-let env: CloneSetEnv;
 let client: KubeClient;
-beforeAll(async () => {
-  env = await startCloneSetEnv();
+useCloneSetEnv([], (env) => {
   client = env.client;
 });
-afterAll(() => env?.stop());
 
 const ID = 'apps.kruise.io/cloneset-instance-id';
 const withClaims = (name: string, extra: Record<string, unknown> = {}) =>

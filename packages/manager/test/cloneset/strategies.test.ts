@@ -1,27 +1,23 @@
 import { type KubeClient, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../env.ts';
+import { describe, expect, it } from 'vitest';
 import {
-  type CloneSetEnv,
   cloneSet,
   eventsOf,
+  eventually,
   getCloneSet,
   image,
   podsOf,
   runPod,
   setImage,
   sleep,
-  startCloneSetEnv,
   statusWhen,
+  useCloneSetEnv,
 } from './harness.ts';
 
-let env: CloneSetEnv;
 let client: KubeClient;
-beforeAll(async () => {
-  env = await startCloneSetEnv(['--expectation-timeout=4s']);
-  client = env.client;
+const env = useCloneSetEnv(['--expectation-timeout=4s'], (started) => {
+  client = started.client;
 });
-afterAll(() => env?.stop());
 
 const ready = async (name: string, replicas: number) =>
   statusWhen(client, name, (s, pods) => pods.length === replicas && s.availableReplicas === replicas);
