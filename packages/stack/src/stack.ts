@@ -158,6 +158,7 @@ try {
   }
   say(`ready — try:
   export KUBECONFIG=${kubeconfig}
+  export PATH=${join(repoRoot, 'packages/kubectl-kruise/bin')}:$PATH   # kubectl kruise …
   kubectl get nodes,pods -o wide
   kubectl get nodeimages,imagepulljobs,imagelistpulljobs,crr -A
   kubectl get nodeimage ${node} -o yaml

@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ControlPlane } from '@kruise/control-plane';
+import { kubectlPath } from '../../../test/support/kube-tools.ts';
+import { type KubectlResult, runBinary } from '../../control-plane/test/kubectl-run.ts';
+
+/** The plugin's launcher, as the package's `bin` names it. */
+export const PLUGIN_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kubectl-kruise');
+
+/** Runs `kubectl kruise ...` as a user would: the real kubectl, the plugin found on PATH. */
+export interface PluginRunner {
+  /** `kubectl kruise <args>` with the environment's kubeconfig (plus `env` overrides). */
+  kruise(args: string[], env?: NodeJS.ProcessEnv): Promise<KubectlResult>;
+  /** Plain `kubectl <args>` in the same environment. */
+  kubectl(args: string[], env?: NodeJS.ProcessEnv): Promise<KubectlResult>;
+  /** Scratch directory (HOME of the runs; holds `kubeconfig`). */
+  dir: string;
+  /** The admin kubeconfig's path. */
+  kubeconfig: string;
+  /** Writes a file in the scratch directory; returns its path. */
+  write(name: string, text: string): string;
+  dispose(): void;
+}
+
+/**
+ * A scratch HOME with the control plane's admin kubeconfig, and a directory on PATH holding a
+ * `kubectl-kruise` link to the package's launcher, which is how kubectl discovers plugins.
+ */
+export function pluginRunner(cp: ControlPlane): PluginRunner {
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-kruise-'));
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  symlinkSync(PLUGIN_BIN, join(bin, 'kubectl-kruise'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  cp.writeKubeconfig(kubeconfig);
+  const base: NodeJS.ProcessEnv = {
+    PATH: `${bin}${delimiter}${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: dir,
+    KUBECONFIG: kubeconfig,
+  };
+  const kubectl = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    runBinary(kubectlPath(), args, { ...base, ...env });
+  return {
+    kruise: (args, env) => kubectl(['kruise', ...args], env),
+    kubectl,
+    dir,
+    kubeconfig,
+    write: (name, text) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    },
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
