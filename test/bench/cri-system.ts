@@ -1,20 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ControlPlane } from '@kruise/control-plane';
-import { KubeClient, Resources } from '@kruise/runtime';
-import {
-  installKruiseApi,
-  type Program,
-  pointWebhookService,
-  startDaemonProcess,
-  startLocalNodeProcess,
-  startManagerProcess,
-} from '@kruise/stack/processes';
+import type { KubeClient } from '@kruise/runtime';
 import { freePort } from '../support/free-port.ts';
-import { eventually } from '../support/poll.ts';
+import { startKruiseSystem } from '../support/kruise-system.ts';
 
 /** A container command that runs until SIGTERM and then exits at once (grace periods cost nothing). */
 export const LOOP = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
@@ -28,13 +19,14 @@ export interface CriSystem {
   registry: string;
   /** Its own directory (containerd's log is under `s/containerd/containerd.log`). */
   dir: string;
-  /** Deletes every pod, stops the processes and the runtime stack, removes the directory. */
+  /** Deletes the node's pods, stops the processes and the runtime stack, removes the directory. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts a private containerd + registry (packages/cri/scripts/cri-stack.sh), the control plane,
- * kruise-manager (with its webhooks), a local node named `node` and kruise-daemon on it.
+ * Starts a private containerd + registry (packages/cri/scripts/cri-stack.sh), then Kruise on it
+ * (test/support/kruise-system.ts: the control plane, kruise-manager with its webhooks, a local node
+ * named `node` with `localNodeArgs` and kruise-daemon), as the e2e tests run it on theirs.
  */
 export async function startCriSystem(node: string, localNodeArgs: string[] = []): Promise<CriSystem> {
   const dir = mkdtempSync(join(tmpdir(), 'kbench-'));
@@ -44,45 +36,22 @@ export async function startCriSystem(node: string, localNodeArgs: string[] = [])
     REG_PORT: String(await freePort()),
     BIG_MB: '1',
   };
-  execFileSync('bash', [script, 'install'], { env, stdio: 'ignore' });
-  execFileSync('bash', [script, 'up'], { env, stdio: 'ignore' });
-  const socket = `unix://${join(dir, 's/containerd/containerd.sock')}`;
-  const cp = await ControlPlane.start();
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, cp.kubeconfig());
-  const client = KubeClient.fromString(cp.kubeconfig());
-  const programs: Program[] = [];
-  const stop = async () => {
-    await client
-      .list(Resources.Pod)
-      .then((l) =>
-        Promise.all(
-          l.items.map((p) =>
-            client
-              .delete(Resources.Pod, p.metadata!.namespace!, p.metadata!.name!, { gracePeriodSeconds: 1 })
-              .catch(() => undefined),
-          ),
-        ),
-      )
-      .catch(() => undefined);
-    await eventually(async () => (await client.list(Resources.Pod)).items.length === 0, 60_000, 200).catch(
-      () => undefined,
-    );
-    for (const p of programs.reverse()) await p.stop();
-    await cp.stop();
+  const down = () => {
     execFileSync('bash', [script, 'down'], { env, stdio: 'ignore' });
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await installKruiseApi(client);
-    const { program: manager, webhookPort } = await startManagerProcess(kubeconfig);
-    programs.push(manager);
-    await pointWebhookService(client, webhookPort);
-    programs.push(await startLocalNodeProcess(kubeconfig, node, socket, localNodeArgs));
-    programs.push(await startDaemonProcess(kubeconfig, node, socket));
+    execFileSync('bash', [script, 'install'], { env, stdio: 'ignore' });
+    execFileSync('bash', [script, 'up'], { env, stdio: 'ignore' });
+    const socket = `unix://${join(dir, 's/containerd/containerd.sock')}`;
+    const kruise = await startKruiseSystem(node, socket, localNodeArgs);
+    const stop = async () => {
+      await kruise.stop();
+      down();
+    };
+    return { client: kruise.client, registry: `127.0.0.1:${env.REG_PORT}`, dir, stop };
   } catch (err) {
-    await stop();
+    down();
     throw err;
   }
-  return { client, registry: `127.0.0.1:${env.REG_PORT}`, dir, stop };
 }

@@ -1,90 +1,28 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ControlPlane } from '@kruise/control-plane';
-import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import {
-  installKruiseApi,
-  type Program,
-  pointWebhookService,
-  startDaemonProcess,
-  startLocalNodeProcess,
-  startManagerProcess,
-} from '@kruise/stack/processes';
+import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import type { Program } from '@kruise/stack/processes';
 import { inject } from 'vitest';
+import { type KruiseSystem, startKruiseSystem } from '../support/kruise-system.ts';
 import { eventually } from '../support/poll.ts';
 
 /** The whole system on one machine: control plane (in the test process), then kruise-manager, a local node and kruise-daemon as processes on the test containerd. */
-export interface System {
-  cp: ControlPlane;
-  client: KubeClient;
-  kubeconfig: string;
-  node: string;
+export interface System extends KruiseSystem {
   criSocket: string;
   registry: string;
-  manager: Program;
-  localNode: Program;
-  daemon: Program;
-  /** Restarts the local node (e.g. after a test stopped it). */
-  startLocalNode(): Promise<Program>;
-  stop(): Promise<void>;
 }
 
-/** Starts the system for one test file. */
+/** Starts the system for one test file; its stop first checks that no process logged a Secret. */
 export async function startSystem(node: string): Promise<System> {
-  const dir = mkdtempSync(join(tmpdir(), 'kruise-e2e-'));
-  const cp = await ControlPlane.start();
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, cp.kubeconfig());
-  const client = KubeClient.fromString(cp.kubeconfig());
-  await installKruiseApi(client);
   const criSocket = inject('criSocket');
-  const [{ program: manager, webhookPort }, localNode] = await Promise.all([
-    startManagerProcess(kubeconfig),
-    startLocalNodeProcess(kubeconfig, node, `unix://${criSocket}`, ['--restart-backoff=1s']),
-  ]);
-  await pointWebhookService(client, webhookPort);
-  const daemon = await startDaemonProcess(kubeconfig, node, `unix://${criSocket}`);
-  const system: System = {
-    cp,
-    client,
-    kubeconfig,
-    node,
+  const kruise = await startKruiseSystem(node, `unix://${criSocket}`, ['--restart-backoff=1s']);
+  const stopKruise = kruise.stop;
+  return Object.assign(kruise, {
     criSocket,
     registry: inject('registry'),
-    manager,
-    localNode,
-    daemon,
-    async startLocalNode() {
-      system.localNode = await startLocalNodeProcess(kubeconfig, node, `unix://${criSocket}`, [
-        '--restart-backoff=1s',
-      ]);
-      return system.localNode;
-    },
     async stop() {
-      await assertNoSecretInLogs(client, [system.manager, system.localNode, system.daemon]);
-      // Pods first, through the local node, so no container outlives the file.
-      const pods = await client.list(Resources.Pod).catch(() => ({ items: [] as KubeObject[] }));
-      await Promise.all(
-        pods.items
-          .filter((p) => p.spec?.nodeName === node)
-          .map((p) =>
-            client
-              .delete(Resources.Pod, p.metadata!.namespace!, p.metadata!.name!, { gracePeriodSeconds: 1 })
-              .catch(() => undefined),
-          ),
-      );
-      await eventually(
-        async () => (await client.list(Resources.Pod)).items.every((p) => p.spec?.nodeName !== node),
-        30_000,
-        100,
-      ).catch(() => undefined);
-      await Promise.all([system.daemon.stop(), system.manager.stop(), system.localNode.stop()]);
-      await cp.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await assertNoSecretInLogs(kruise.client, [kruise.manager, kruise.localNode, kruise.daemon]);
+      await stopKruise();
     },
-  };
-  return system;
+  });
 }
 
 /** Polls until `check` returns a truthy value (30 s, every 50 ms). */
