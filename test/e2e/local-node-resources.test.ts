@@ -25,8 +25,13 @@ const cgroup = async (file: string, pod = 'sized') => {
     .trim();
 };
 const condition = (p: KubeObject, type: string) => p.status?.conditions?.find((c: any) => c.type === type);
-/** A running busybox pod on the node with the given cpu requests/limits (cpu resizes in place). */
-const runCpuPod = async (name: string, requests: string, limits: string) => {
+const CPU_IN_PLACE = [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }];
+/** Creates a busybox pod on the node with these resources (cpu resizes in place by default); resolves once it runs. */
+const runSizedPod = async (
+  name: string,
+  resources: Record<string, Record<string, string>>,
+  resizePolicy: { resourceName: string; restartPolicy: string }[] = CPU_IN_PLACE,
+) => {
   await client.create(Resources.Pod, {
     metadata: { name, namespace: 'default' },
     spec: {
@@ -37,8 +42,8 @@ const runCpuPod = async (name: string, requests: string, limits: string) => {
           name: 'app',
           image: `${registry}/busybox:v1`,
           command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 0.2; done"],
-          resources: { requests: { cpu: requests }, limits: { cpu: limits } },
-          resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+          resources,
+          resizePolicy,
         },
       ],
     },
@@ -48,6 +53,9 @@ const runCpuPod = async (name: string, requests: string, limits: string) => {
     return app(p)?.state.running ? p : undefined;
   });
 };
+/** A running pod with the given cpu requests/limits. */
+const runCpuPod = (name: string, requests: string, limits: string) =>
+  runSizedPod(name, { requests: { cpu: requests }, limits: { cpu: limits } });
 const deletePod = async (name: string) => {
   await client.delete(Resources.Pod, 'default', name);
   await until(() =>
@@ -75,29 +83,11 @@ describe('resources', () => {
   });
 
   it('gives the runtime cpu shares, CFS quota and the memory limit; resizes in place per resizePolicy; an infeasible resize waits', async () => {
-    await client.create(Resources.Pod, {
-      metadata: { name: 'sized', namespace: 'default' },
-      spec: {
-        nodeName: 'ln-resources',
-        terminationGracePeriodSeconds: 2,
-        containers: [
-          {
-            name: 'app',
-            image: `${registry}/busybox:v1`,
-            command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 0.2; done"],
-            resources: { requests: { cpu: '100m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
-            resizePolicy: [
-              { resourceName: 'cpu', restartPolicy: 'NotRequired' },
-              { resourceName: 'memory', restartPolicy: 'RestartContainer' },
-            ],
-          },
-        ],
-      },
-    });
-    const first = await until(async () => {
-      const p = await getPod('sized');
-      return app(p)?.state.running ? p : undefined;
-    });
+    const first = await runSizedPod(
+      'sized',
+      { requests: { cpu: '100m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+      [...CPU_IN_PLACE, { resourceName: 'memory', restartPolicy: 'RestartContainer' }],
+    );
     expect(first.status.qosClass).toBe('Burstable');
     expect(app(first).allocatedResources).toEqual({ cpu: '100m', memory: '32Mi' });
     expect(app(first).resources).toEqual({
