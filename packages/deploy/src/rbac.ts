@@ -54,6 +54,9 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['apps.kruise.io'], ['clonesets/status'], ['update']),
   rule(['apps'], ['controllerrevisions'], [...WATCH, 'create', 'update', 'patch', 'delete']),
   rule([''], ['persistentvolumeclaims'], ['list', 'create', 'update', 'delete']),
+  // Container launch priority: the pod's `<pod>-barrier` ConfigMap (read uncached, created, keys
+  // added); the completed annotation goes on the pod (pods patch above).
+  rule([''], ['configmaps'], ['get', 'create', 'patch']),
   // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
   rule([''], ['secrets'], [...WATCH, 'get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).

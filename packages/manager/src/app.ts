@@ -1,6 +1,7 @@
 import { type Controller, type KubeClient, type Logger, Manager } from '@kruise/runtime';
 import type { AddController } from './controllers/add-options.ts';
 import * as cloneset from './controllers/cloneset/controller.ts';
+import * as containerlaunchpriority from './controllers/containerlaunchpriority/controller.ts';
 import * as containerrecreaterequest from './controllers/containerrecreaterequest/controller.ts';
 import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts';
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
@@ -18,6 +19,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: imagelistpulljob.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('ImagePullJobGate') },
   { add: cloneset.add, enabled: () => true },
   { add: podreadiness.add, enabled: () => true },
+  { add: containerlaunchpriority.add, enabled: () => true },
 ];
 
 /** kruise-manager wired together: manager, webhooks and their certificates, the enabled controllers by name. */

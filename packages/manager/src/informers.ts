@@ -1,5 +1,9 @@
 import { type Informer, type Manager, Resources } from '@kruise/runtime';
 import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
+import {
+  CONTAINER_LAUNCH_BARRIER_ENV,
+  CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION,
+} from './workload/launch-priority.ts';
 
 /** What the CRR controller reads of a container status. */
 function trimContainerStatus(s: ContainerStatus): ContainerStatus {
@@ -12,13 +16,23 @@ function trimContainerStatus(s: ContainerStatus): ContainerStatus {
   } as ContainerStatus;
 }
 
-/** What the CRR webhook reads of a container spec. */
+/** What the CRR webhook reads of a container spec, and its launch barrier (launch-priority controller). */
 function trimContainer(c: Container): Container {
+  const barrier = c?.env?.filter((e) => e?.name === CONTAINER_LAUNCH_BARRIER_ENV);
   return {
     name: c?.name,
     ...(c?.ports ? { ports: c.ports } : {}),
     ...(c?.lifecycle?.preStop ? { lifecycle: { preStop: c.lifecycle.preStop } } : {}),
+    ...(barrier?.length ? { env: barrier } : {}),
   } as Container;
+}
+
+/** The one annotation the launch-priority controller reads of a pod it does not own. */
+function trimAnnotations(annotations: Record<string, string> | undefined) {
+  const completed = annotations?.[CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION];
+  return completed === undefined
+    ? undefined
+    : { [CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION]: completed };
 }
 
 /** Whether an apps.kruise.io workload (CloneSet, …) controls the pod. */
@@ -40,7 +54,8 @@ function withoutBookkeeping(pod: Pod): Pod {
 
 /**
  * The parts of a pod the controllers and the CRR webhook read — labels and node (podSelector
- * jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests); pods of
+ * jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests), launch
+ * barriers and the launch-priority-completed annotation (container launch priority); pods of
  * Kruise workloads whole but for managedFields (their controllers hash container specs and write
  * whole statuses).
  */
@@ -55,6 +70,7 @@ export function trimPod(pod: Pod): Pod {
       uid: m.uid,
       resourceVersion: m.resourceVersion,
       labels: m.labels,
+      annotations: trimAnnotations(m.annotations),
       deletionTimestamp: m.deletionTimestamp,
       ownerReferences: m.ownerReferences,
     },
