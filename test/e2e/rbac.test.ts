@@ -307,6 +307,35 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     expect((await status())?.readyReplicas).toBe(2);
   }, 180_000);
 
+  it('runs a container launch priority scenario (barrier ConfigMap created and patched, pod annotated)', async () => {
+    await admin.create(Resources.Pod, {
+      metadata: {
+        name: 'ordered',
+        namespace: 'default',
+        annotations: { 'apps.kruise.io/container-launch-priority': 'Ordered' },
+      },
+      spec: {
+        nodeName: NODE,
+        containers: [
+          { name: 'first', image: `${registry()}/busybox:v1`, command: LOOP },
+          { name: 'second', image: `${registry()}/busybox:v1`, command: LOOP },
+        ],
+      },
+    });
+    const pod = await waitFor(async () => {
+      const p = await admin.get(Resources.Pod, 'default', 'ordered');
+      return p.metadata?.annotations?.['apps.kruise.io/container-launch-priority-completed'] === 'true' &&
+        p.status?.containerStatuses?.every((s: any) => s.ready)
+        ? p
+        : undefined;
+    }, 60_000);
+    expect((await admin.get(Resources.ConfigMap, 'default', 'ordered-barrier')).data).toEqual({
+      p_0: 'true',
+      'p_-1': 'true',
+    });
+    expect(pod.status.containerStatuses.map((s: any) => s.restartCount)).toEqual([0, 0]);
+  }, 90_000);
+
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);
     expect(denied.map((r) => `${r.user} ${r.verb} ${r.path} -> ${r.code}`)).toEqual([]);
