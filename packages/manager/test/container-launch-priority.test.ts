@@ -86,7 +86,9 @@ describe('container-launch-priority controller (embedded control plane)', () => 
   const released = (pod: string, keys: string[]) =>
     eventually(async () => {
       const cm = await barrier(pod);
-      return JSON.stringify(Object.keys(cm?.data ?? {}).sort()) === JSON.stringify([...keys].sort()) && cm;
+      return JSON.stringify(Object.keys(cm?.data ?? {}).sort()) === JSON.stringify([...keys].sort())
+        ? cm
+        : undefined;
     }, 10_000);
   /** Plays kubelet: these containers are Ready, the others waiting. */
   const ready = async (pod: Pod, names: string[]) =>
