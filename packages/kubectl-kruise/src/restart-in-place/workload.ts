@@ -1,0 +1,52 @@
+import type { LabelSelector } from '@kruise/api';
+import type { KubeObject } from '@kruise/runtime/kube/client';
+import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
+import { cloneSetMaxUnavailable } from './budget.ts';
+
+/** What an in-place restart needs to know of a workload kind. */
+export interface RestartableKind {
+  resource: ResourceRef;
+  /** How kubectl names an object of the kind: `cloneset.apps.kruise.io/web`. */
+  qualified(name: string): string;
+  replicas(obj: KubeObject): number;
+  /** The resolved maxUnavailable (a count). */
+  maxUnavailable(obj: KubeObject): number;
+  minReadySeconds(obj: KubeObject): number;
+  selector(obj: KubeObject): LabelSelector | undefined;
+}
+
+/** The kinds `rollout restart --in-place` handles (Advanced StatefulSet/DaemonSet join as they land). */
+export const RESTARTABLE_KINDS: Record<string, RestartableKind> = {
+  CloneSet: {
+    resource: Resources.CloneSet,
+    qualified: (name) => `cloneset.apps.kruise.io/${name}`,
+    replicas: (obj) => obj.spec?.replicas ?? 1,
+    maxUnavailable: (obj) => cloneSetMaxUnavailable(obj.spec ?? {}),
+    minReadySeconds: (obj) => obj.spec?.minReadySeconds ?? 0,
+    selector: (obj) => obj.spec?.selector,
+  },
+};
+
+/** The workload's live pods: selected by its selector, controlled by it, not deleting, not finished. */
+export function ownedActivePods(workload: KubeObject, pods: KubeObject[]): KubeObject[] {
+  const uid = workload.metadata?.uid;
+  return pods.filter(
+    (p) =>
+      !p.metadata?.deletionTimestamp &&
+      p.status?.phase !== 'Succeeded' &&
+      p.status?.phase !== 'Failed' &&
+      (p.metadata?.ownerReferences ?? []).some((r: any) => r?.controller && r.uid === uid),
+  );
+}
+
+/**
+ * Whether a pod counts as available: Ready, for at least `minReadySeconds` by the Ready
+ * condition's last transition.
+ */
+export function podAvailable(pod: KubeObject, minReadySeconds: number, now: number): boolean {
+  const ready = (pod.status?.conditions ?? []).find((c: any) => c?.type === 'Ready');
+  if (ready?.status !== 'True') return false;
+  if (minReadySeconds <= 0) return true;
+  const since = Date.parse(ready.lastTransitionTime ?? '');
+  return Number.isFinite(since) && now - since >= minReadySeconds * 1000;
+}
