@@ -18,7 +18,9 @@ import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { trimmedNodes, trimmedPods } from '../../informers.ts';
 import { labelSelectorString } from '../../labels.ts';
 import type { AddOptions } from '../add-options.ts';
+import { EVENT_HANDLER_OPTIMIZATION_GATE, ignorePodUpdateEvent } from './pod-event-filter.ts';
 import { CloneSetReconciler } from './reconcile.ts';
+import { inPlaceOptions } from './update.ts';
 
 /** The controller's name (metrics, logs, expectations). */
 export const NAME = 'cloneset';
@@ -40,7 +42,8 @@ const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify
  * for their own status writes: the status is derived from the pods); pods queue their
  * controlling CloneSet and observe its scale expectations (upstream's pod event handler:
  * a pod being deleted counts as deleted, a pod moving owner queues both, pods seen at start-up
- * queue their CloneSet with a 3 s → 30 s backoff).
+ * queue their CloneSet with a 3 s → 30 s backoff; with the CloneSetEventHandlerOptimization gate,
+ * pod updates that cannot change the reconcile's outcome are not queued).
  */
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
   const f = manager.informers;
@@ -86,6 +89,8 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     },
   });
   const initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
+  const optimized = flags.featureGates.enabled(EVENT_HANDLER_OPTIMIZATION_GATE);
+  const gateDeps = { gates: flags.featureGates, kubeletHash: kubeletContainerHash };
   /** A new pod: observed, and its CloneSet queued (with backoff when nothing was expected: start-up). */
   const created = (o: KubeObject): Request | undefined => {
     if (o.metadata?.deletionTimestamp) return deleted(o);
@@ -130,8 +135,15 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
         }
         const oldRef = controllerOf(o);
         const ref = controllerOf(p);
-        const previous = changed(oldRef, ref) && oldRef ? cloneSetOf(o, oldRef) : undefined;
-        return [cloneSetOf(p, ref), previous].filter((r): r is Request => r !== undefined);
+        const refChanged = changed(oldRef, ref);
+        const previous = refChanged && oldRef ? cloneSetOf(o, oldRef) : undefined;
+        const req = cloneSetOf(p, ref);
+        if (req && optimized && !refChanged && !changed(o.metadata?.labels, p.metadata?.labels)) {
+          const cs = cloneSets.get(requestKey(req));
+          if (cs && ignorePodUpdateEvent(cs, o as Pod, p as Pod, inPlaceOptions(cs, gateDeps)))
+            return previous;
+        }
+        return [req, previous].filter((r): r is Request => r !== undefined);
       },
       delete: deleted,
     });
