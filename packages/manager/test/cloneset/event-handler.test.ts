@@ -2,19 +2,19 @@ import type { CloneSet } from '@kruise/api';
 import { kubeletContainerHash } from '@kruise/api';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ignorePodUpdateEvent } from '../../src/controllers/cloneset/pod-event-filter.ts';
 import type { InPlaceUpdateOptions } from '../../src/workload/inplaceupdate/control.ts';
-import { eventually } from '../env.ts';
 import {
   type CloneSetEnv,
   cloneSet,
+  eventually,
   image,
   podsOf,
   setImage,
   sleep,
-  startCloneSetEnv,
   statusWhen,
+  useCloneSetEnv,
 } from './harness.ts';
 
 const opts = (verticalScaling = false): InPlaceUpdateOptions => ({
@@ -128,9 +128,8 @@ describe.each([
   { gate: 'on', flags: ['--feature-gates=CloneSetEventHandlerOptimization=true'], annotation: 0 },
   { gate: 'off (upstream default)', flags: [], annotation: 1 },
 ])('reconciles per pod update with CloneSetEventHandlerOptimization $gate', ({ flags, annotation }) => {
-  let env: CloneSetEnv;
+  const env = useCloneSetEnv(flags);
   beforeAll(async () => {
-    env = await startCloneSetEnv(flags);
     for (const name of ['owner', 'marker']) {
       await env.client.create(
         Resources.CloneSet,
@@ -139,7 +138,6 @@ describe.each([
       await statusWhen(env.client, name, (s) => s.availableReplicas === 2);
     }
   });
-  afterAll(() => env?.stop());
 
   it(`an annotation-only change of a settled pod queues its CloneSet ${annotation} time(s)`, async () => {
     expect(await reconcilesAfter(env, 'owner', 'marker', annotate)).toBe(annotation);
