@@ -63,6 +63,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  // the CloneSet first, so it does not replace the pod the system's stop deletes
+  await sys?.client.delete(Resources.CloneSet, NS, 'prio').catch(() => undefined);
   await sys?.stop();
 });
 
