@@ -15,9 +15,9 @@ const NS = 'default';
 const COMPLETED = 'apps.kruise.io/container-launch-priority-completed';
 
 /** A busybox container that records its start in /order/started, prints the record, then waits for SIGTERM. */
-const recording = (name: string, env: object[] = []) => ({
+const recording = (name: string, env: object[] = [], tag = 'v1') => ({
   name,
-  image: `${sys.registry}/busybox:v1`,
+  image: `${sys.registry}/busybox:${tag}`,
   command: [
     'sh',
     '-c',
@@ -27,6 +27,21 @@ const recording = (name: string, env: object[] = []) => ({
   volumeMounts: [{ name: 'order', mountPath: '/order' }],
 });
 const priority = (p: number) => [{ name: 'KRUISE_CONTAINER_PRIORITY', value: String(p) }];
+/** The CloneSet's template; `changed` is the image tag of app and sidecar (agent stays at v1). */
+const prioTemplate = (changed: string) => ({
+  metadata: { labels: { app: 'prio' } },
+  spec: {
+    nodeName: sys.node,
+    terminationGracePeriodSeconds: 1,
+    volumes: [{ name: 'order', emptyDir: {} }],
+    // list order is not launch order: sidecar (10), then agent (5), then app (0)
+    containers: [
+      recording('app', [], changed),
+      recording('agent', priority(5)),
+      recording('sidecar', priority(10), changed),
+    ],
+  },
+});
 
 beforeAll(async () => {
   sys = await startSystem('launch-node');
@@ -36,16 +51,8 @@ beforeAll(async () => {
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: 'prio' } },
-      template: {
-        metadata: { labels: { app: 'prio' } },
-        spec: {
-          nodeName: sys.node,
-          terminationGracePeriodSeconds: 1,
-          volumes: [{ name: 'order', emptyDir: {} }],
-          // list order is not launch order: sidecar (10), then agent (5), then app (0)
-          containers: [recording('app'), recording('agent', priority(5)), recording('sidecar', priority(10))],
-        },
-      },
+      updateStrategy: { type: 'InPlaceIfPossible' },
+      template: prioTemplate('v1'),
     },
   });
   await sys.client.create(Resources.Pod, {
@@ -112,6 +119,24 @@ describe('container launch priority (manager, local node, containerd)', () => {
   it('starts a CloneSet pod’s containers by KRUISE_CONTAINER_PRIORITY, highest first', async () => {
     const pod = await readyPod((p) => p.metadata?.labels?.app === 'prio');
     await expectLaunchedInOrder(pod, ['sidecar', 'agent', 'app'], ['p_10', 'p_5', 'p_0']);
+  }, 90_000);
+
+  it('updates the CloneSet pod in place in batches by priority: sidecar first, app once sidecar is Ready', async () => {
+    const before = await readyPod((p) => p.metadata?.labels?.app === 'prio');
+    await sys.client.mergePatch(Resources.CloneSet, NS, 'prio', { spec: { template: prioTemplate('v2') } });
+    const restarted = (p: KubeObject, c: string) =>
+      p.status.containerStatuses.find((s: any) => s.name === c && s.ready && s.restartCount === 1);
+    const after = await readyPod(
+      (p) => p.metadata?.labels?.app === 'prio' && restarted(p, 'sidecar') && restarted(p, 'app'),
+    );
+    expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    const state = JSON.parse(after.metadata!.annotations!['apps.kruise.io/inplace-update-state']);
+    expect(state.containerBatchesRecord.map((b: any) => b.containers)).toEqual([['sidecar'], ['app']]);
+    expect(after.status.containerStatuses.find((s: any) => s.name === 'agent').restartCount).toBe(0);
+    // app restarted last and saw sidecar's restart in the shared file
+    expect(await podLog(sys.client, after.metadata!.name!, { container: 'app' })).toBe(
+      'sidecar\nagent\napp\nsidecar\napp\n',
+    );
   }, 90_000);
 
   it('starts the containers of a pod annotated Ordered in list order', async () => {
