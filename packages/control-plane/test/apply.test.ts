@@ -154,6 +154,24 @@ describe('server-side apply (pinned kubectl)', () => {
     expect(labels).toEqual({ tier: 'front', owner: 'ops' });
   });
 
+  it('removes a list item the applier stops applying, whole, although another manager set a field in it', async () => {
+    const two = deployment(1, 'tier: back')
+      .replace('name: web', 'name: pruned')
+      .replace(
+        'ports: [{containerPort: 80}]',
+        'ports: [{containerPort: 80}]\n      - name: sidecar\n        image: busybox:1.36',
+      );
+    expect((await s.kubectl(['apply', '--server-side', '-f', '-'], two)).code).toBe(0);
+    // An Update by another manager (as a controller writes) inside the sidecar item.
+    expect((await s.kubectl(['set', 'image', 'deployment/pruned', 'sidecar=busybox:1.37'])).code).toBe(0);
+    const one = deployment(1, 'tier: back').replace('name: web', 'name: pruned');
+    const applied = await s.kubectl(['apply', '--server-side', '-f', '-'], one);
+    expect(applied.err).toBe('');
+    const obj = await getJson('deployment', 'pruned');
+    expect(obj.spec.template.spec.containers.map((c: any) => c.name)).toEqual(['nginx']);
+    expect(managers(obj)).toEqual(['kubectl/Apply']);
+  });
+
   it('keeps client-side apply and create working, each as its own manager', async () => {
     const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: csa}\ndata: {a: "1"}\n';
     expect((await s.kubectl(['apply', '-f', '-'], cm)).out).toBe('configmap/csa created\n');

@@ -140,7 +140,13 @@ export function merge(live: unknown, config: unknown, t: SsaType): unknown {
   return out;
 }
 
-/** Removes the members of `remove` from a value, except nodes above a path in `keep` (pruning). */
+/**
+ * Removes the members of `remove` from a value (pruning), except fields above a path in `keep`.
+ * A list item in `remove` goes whole even when another manager owns a field inside it, as
+ * structured-merge-diff prunes (only named fields are kept as parents of owned fields): an
+ * applier that stops applying a webhook or a container removes it, not all but the other
+ * manager's field (which would leave an item without its key).
+ */
 export function removeFields(value: unknown, t: SsaType, remove: FieldSet, keep: Set<string>): unknown {
   const walk = (v: unknown, type: SsaType, path: FieldPath): unknown => {
     if (isLeaf(type, v)) return v;
@@ -148,7 +154,7 @@ export function removeFields(value: unknown, t: SsaType, remove: FieldSet, keep:
       const out: unknown[] = [];
       (v as unknown[]).forEach((item, i) => {
         const p = [...path, itemElement(type, item, i)];
-        if (remove.has(p) && !keep.has(p.join('\u0000'))) return;
+        if (remove.has(p)) return;
         out.push(walk(item, type.elem, p));
       });
       return out;
