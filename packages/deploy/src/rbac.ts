@@ -1,4 +1,5 @@
 import { NAMES } from './names.ts';
+import { DEFAULTS, type ValueSource } from './value-source.ts';
 
 /** One RBAC PolicyRule. */
 export interface PolicyRule {
@@ -165,10 +166,11 @@ const role = (kind: 'ClusterRole' | 'Role', name: string, rules: PolicyRule[], n
 });
 
 /**
- * A role with its rules and the binding that grants it to a ServiceAccount (`<role>binding`):
- * a ClusterRole cluster-wide, or a Role in `namespace`.
+ * A role with its rules and the binding that grants it to a ServiceAccount of installation.namespace
+ * (`<role>binding`): a ClusterRole cluster-wide, or a Role in `namespace`.
  */
 const grant = (
+  v: ValueSource,
   roleKind: 'ClusterRole' | 'Role',
   roleName: string,
   rules: PolicyRule[],
@@ -181,18 +183,39 @@ const grant = (
     kind: roleKind === 'ClusterRole' ? 'ClusterRoleBinding' : 'RoleBinding',
     metadata: { name: `${roleName}binding`, ...(namespace ? { namespace } : {}) },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName },
-    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: NAMES.namespace }],
+    subjects: [
+      { kind: 'ServiceAccount', name: serviceAccount, namespace: v.scalar('installation.namespace') },
+    ],
   },
 ];
 
+/** A ServiceAccount of installation.namespace, with serviceAccount.annotations. */
+const serviceAccount = (v: ValueSource, name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: {
+    name,
+    namespace: v.scalar('installation.namespace'),
+    ...v.optional('annotations', 'serviceAccount.annotations'),
+  },
+});
+
 /** kruise-manager's ServiceAccount, roles and bindings. */
-export function managerRbac(): object[] {
+export function managerRbac(v: ValueSource = DEFAULTS): object[] {
   const sa = NAMES.managerServiceAccount;
   return [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NAMES.namespace } },
-    ...grant('ClusterRole', 'kruise-manager-role', MANAGER_CLUSTER_RULES, sa),
-    ...grant('Role', 'kruise-manager-role', MANAGER_NAMESPACE_RULES, sa, NAMES.namespace),
+    serviceAccount(v, sa),
+    ...grant(v, 'ClusterRole', 'kruise-manager-role', MANAGER_CLUSTER_RULES, sa),
     ...grant(
+      v,
+      'Role',
+      'kruise-manager-role',
+      MANAGER_NAMESPACE_RULES,
+      sa,
+      v.scalar<string>('installation.namespace'),
+    ),
+    ...grant(
+      v,
       'Role',
       'kruise-manager-secrets-role',
       MANAGER_DAEMON_CONFIG_RULES,
@@ -203,11 +226,11 @@ export function managerRbac(): object[] {
 }
 
 /** kruise-daemon's ServiceAccount, roles and bindings. */
-export function daemonRbac(): object[] {
+export function daemonRbac(v: ValueSource = DEFAULTS): object[] {
   const sa = NAMES.daemonServiceAccount;
   return [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NAMES.namespace } },
-    ...grant('ClusterRole', 'kruise-daemon-role', DAEMON_CLUSTER_RULES, sa),
-    ...grant('Role', 'kruise-daemon-secret-role', DAEMON_CONFIG_RULES, sa, NAMES.daemonConfigNamespace),
+    serviceAccount(v, sa),
+    ...grant(v, 'ClusterRole', 'kruise-daemon-role', DAEMON_CLUSTER_RULES, sa),
+    ...grant(v, 'Role', 'kruise-daemon-secret-role', DAEMON_CONFIG_RULES, sa, NAMES.daemonConfigNamespace),
   ];
 }

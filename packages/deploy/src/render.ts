@@ -1,30 +1,31 @@
 import { GENERATED_HEADER, renderCrdFiles } from '@kruise/api/schemas';
 import { stringify } from 'yaml';
-import { namespaces, webhookConfigurationObjects, webhookObjects } from './objects.ts';
-import { daemonRbac, managerRbac } from './rbac.ts';
-import { daemonSet, managerDeployment } from './workloads.ts';
+import { INSTALL_PARTS } from './parts.ts';
+import { DEFAULTS, holds } from './value-source.ts';
+import { defaultValue } from './values.ts';
 
-const HEADER = GENERATED_HEADER.replace('packages/api', 'packages/deploy and packages/api');
-const yaml = (objects: object[]) => objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+/** The header of every generated install file. */
+export const HEADER = GENERATED_HEADER.replace('packages/api', 'packages/deploy and packages/api');
+
+/** YAML documents of objects, separated by `---`. */
+export const toYaml = (objects: object[]) => objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
 
 /**
- * Every file of the cluster install under deploy/: path → text. The CRDs come from packages/api;
- * `deploy/kruise.yaml` holds everything in apply order for `kubectl apply -f`.
+ * Every file of the cluster install under deploy/: path → text, from the chart's default values.
+ * The CRDs come from packages/api; `deploy/kruise.yaml` holds everything in apply order for
+ * `kubectl apply -f`.
  */
 export function renderDeployFiles(): Map<string, string> {
   const crds = renderCrdFiles();
-  const parts: [string, object[]][] = [
-    ['deploy/namespaces.yaml', namespaces()],
-    ['deploy/rbac/manager.yaml', managerRbac()],
-    ['deploy/rbac/daemon.yaml', daemonRbac()],
-    ['deploy/webhook/service.yaml', webhookObjects()],
-    ['deploy/webhook/webhook-configurations.yaml', webhookConfigurationObjects()],
-    ['deploy/manager/deployment.yaml', [managerDeployment()]],
-    ['deploy/daemon/daemonset.yaml', [daemonSet()]],
-  ];
+  const parts = INSTALL_PARTS.map(([file, build]): [string, object[]] => [
+    `deploy/${file}`,
+    build(DEFAULTS)
+      .filter((o) => !o.condition || holds(o.condition, defaultValue))
+      .map((o) => o.object),
+  ]);
   const files = new Map<string, string>();
-  for (const [path, objects] of parts) files.set(path, HEADER + yaml(objects));
-  const order = ['deploy/namespaces.yaml', ...[...crds.keys()], ...parts.slice(1).map(([p]) => p)];
+  for (const [path, objects] of parts) files.set(path, HEADER + toYaml(objects));
+  const order = [parts[0]![0], ...crds.keys(), ...parts.slice(1).map(([p]) => p)];
   files.set(
     'deploy/kustomization.yaml',
     HEADER +
@@ -35,9 +36,9 @@ export function renderDeployFiles(): Map<string, string> {
       }),
   );
   const all = [
-    yaml(namespaces()),
+    toYaml(parts[0]![1]),
     ...[...crds.values()].map((t) => t.replace(GENERATED_HEADER, '')),
-    ...parts.slice(1).map(([, objects]) => yaml(objects)),
+    ...parts.slice(1).map(([, objects]) => toYaml(objects)),
   ];
   files.set('deploy/kruise.yaml', HEADER + all.map((t) => t.trimEnd()).join('\n---\n') + '\n');
   return files;

@@ -1,57 +1,61 @@
-import { DEPLOY_FEATURE_GATES, NAMES } from './names.ts';
+import { NAMES } from './names.ts';
+import { DEFAULTS, type ValueSource } from './value-source.ts';
 
 const dropAll = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
 
-/** The kruise-manager Deployment: 2 replicas with leader election, probes, non-root, read-only root. */
-export function managerDeployment(): object {
+/**
+ * The kruise-manager Deployment: 2 replicas with leader election, probes, non-root, read-only
+ * root. `v` gives the configurable values (deploy/ takes the defaults; the chart, its values).
+ */
+export function managerDeployment(v: ValueSource = DEFAULTS): object {
+  const health = v.scalar<number>('manager.healthProbe.port');
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: {
       name: NAMES.managerDeployment,
-      namespace: NAMES.namespace,
+      namespace: v.scalar('installation.namespace'),
       labels: { ...NAMES.managerLabels },
     },
     spec: {
-      replicas: 2,
+      replicas: v.scalar('manager.replicas'),
       selector: { matchLabels: { ...NAMES.managerLabels } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: '100%' } },
       template: {
         metadata: { labels: { ...NAMES.managerLabels } },
         spec: {
+          ...v.optional('imagePullSecrets', 'imagePullSecrets'),
           serviceAccountName: NAMES.managerServiceAccount,
           terminationGracePeriodSeconds: 30,
           securityContext: { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534 },
           containers: [
             {
               name: 'manager',
-              image: NAMES.managerImage,
+              image: `${v.text('manager.image.repository')}:${v.text('manager.image.tag')}`,
               imagePullPolicy: 'IfNotPresent',
               args: [
                 '--enable-leader-election=true',
-                '--metrics-addr=:8080',
-                '--health-probe-addr=:8000',
-                `--feature-gates=${DEPLOY_FEATURE_GATES}`,
+                `--metrics-addr=:${v.text('manager.metrics.port')}`,
+                `--health-probe-addr=:${v.text('manager.healthProbe.port')}`,
+                `--feature-gates=${v.text('featureGates')}`,
               ],
               env: [
                 { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-                { name: 'WEBHOOK_PORT', value: '9876' },
+                { name: 'WEBHOOK_PORT', value: v.string('manager.webhook.port') },
+                { name: 'LOG_LEVEL', value: v.scalar('manager.log.level') },
               ],
               ports: [
-                { name: 'webhook-server', containerPort: 9876, protocol: 'TCP' },
-                { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
-                { name: 'health', containerPort: 8000, protocol: 'TCP' },
+                { name: 'webhook-server', containerPort: v.scalar('manager.webhook.port'), protocol: 'TCP' },
+                { name: 'metrics', containerPort: v.scalar('manager.metrics.port'), protocol: 'TCP' },
+                { name: 'health', containerPort: health, protocol: 'TCP' },
               ],
-              readinessProbe: { httpGet: { path: '/readyz', port: 8000 }, periodSeconds: 5 },
+              readinessProbe: { httpGet: { path: '/readyz', port: health }, periodSeconds: 5 },
               livenessProbe: {
-                httpGet: { path: '/healthz', port: 8000 },
+                httpGet: { path: '/healthz', port: health },
                 initialDelaySeconds: 10,
                 periodSeconds: 10,
               },
-              resources: {
-                requests: { cpu: '100m', memory: '256Mi' },
-                limits: { cpu: '200m', memory: '512Mi' },
-              },
+              resources: v.block('manager.resources'),
               securityContext: { ...dropAll, readOnlyRootFilesystem: true },
             },
           ],
@@ -67,7 +71,10 @@ export function managerDeployment(): object {
                 },
               ],
             },
+            ...v.optional('nodeAffinity', 'manager.nodeAffinity'),
           },
+          ...v.optional('nodeSelector', 'manager.nodeSelector'),
+          ...v.optional('tolerations', 'manager.tolerations'),
         },
       },
     },
@@ -80,49 +87,61 @@ export function managerDeployment(): object {
  * as root (the runtime socket is root's) but unprivileged, with no capabilities; not on
  * virtual-kubelet nodes.
  */
-export function daemonSet(): object {
+export function daemonSet(v: ValueSource = DEFAULTS): object {
+  const port = v.scalar<number>('daemon.port');
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
-    metadata: { name: NAMES.daemonSet, namespace: NAMES.namespace, labels: { ...NAMES.daemonLabels } },
+    metadata: {
+      name: NAMES.daemonSet,
+      namespace: v.scalar('installation.namespace'),
+      labels: { ...NAMES.daemonLabels },
+    },
     spec: {
       selector: { matchLabels: { ...NAMES.daemonLabels } },
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%' } },
       template: {
         metadata: { labels: { ...NAMES.daemonLabels } },
         spec: {
+          ...v.optional('imagePullSecrets', 'imagePullSecrets'),
           serviceAccountName: NAMES.daemonServiceAccount,
           hostNetwork: true,
           dnsPolicy: 'ClusterFirstWithHostNet',
           terminationGracePeriodSeconds: 10,
           tolerations: [{ operator: 'Exists' }],
-          affinity: {
-            nodeAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: {
-                nodeSelectorTerms: [
-                  { matchExpressions: [{ key: 'type', operator: 'NotIn', values: ['virtual-kubelet'] }] },
-                ],
-              },
-            },
-          },
+          ...v.optional('affinity', 'daemon.affinity'),
+          ...v.optional('nodeSelector', 'daemon.nodeSelector'),
           containers: [
             {
               name: 'daemon',
-              image: NAMES.daemonImage,
+              image: `${v.text('daemon.image.repository')}:${v.text('daemon.image.tag')}`,
               imagePullPolicy: 'IfNotPresent',
-              args: ['--addr=:10221', '--host-run-dir=/hostvarrun'],
-              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+              args: [
+                `--addr=:${v.text('daemon.port')}`,
+                '--host-run-dir=/hostvarrun',
+                `--feature-gates=${v.text('featureGates')}`,
+              ],
+              env: [
+                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                { name: 'LOG_LEVEL', value: v.scalar('daemon.log.level') },
+                ...v.items('daemon.extraEnvs'),
+              ],
               livenessProbe: {
-                httpGet: { path: '/healthz', port: 10221, host: '127.0.0.1' },
+                httpGet: { path: '/healthz', port, host: '127.0.0.1' },
                 initialDelaySeconds: 60,
                 periodSeconds: 10,
               },
-              resources: { requests: { cpu: '0', memory: '0' }, limits: { cpu: '50m', memory: '128Mi' } },
+              resources: v.block('daemon.resources'),
               securityContext: { ...dropAll, privileged: false, readOnlyRootFilesystem: true },
               volumeMounts: [{ name: 'runtime-socket', mountPath: '/hostvarrun', readOnly: true }],
             },
           ],
-          volumes: [{ name: 'runtime-socket', hostPath: { path: '/var/run', type: 'Directory' } }],
+          volumes: [
+            {
+              name: 'runtime-socket',
+              hostPath: { path: v.scalar('daemon.socketLocation'), type: 'Directory' },
+            },
+          ],
         },
       },
     },

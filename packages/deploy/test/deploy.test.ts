@@ -56,7 +56,10 @@ describe('deploy/ (the cluster install)', () => {
       { name: 'runtime-socket', hostPath: { path: '/var/run', type: 'Directory' } },
     ]);
     expect(c.volumeMounts).toEqual([{ name: 'runtime-socket', mountPath: '/hostvarrun', readOnly: true }]);
-    expect(c.env).toEqual([{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]);
+    expect(c.env).toEqual([
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'LOG_LEVEL', value: 'info' },
+    ]);
     expect(c.livenessProbe.httpGet).toMatchObject({ path: '/healthz', port: 10221 });
     expect(c.securityContext.allowPrivilegeEscalation).toBe(false);
   });

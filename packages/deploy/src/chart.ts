@@ -1,0 +1,89 @@
+import { GENERATED_HEADER, renderCrdFiles } from '@kruise/api/schemas';
+import { parse, stringify } from 'yaml';
+import { ChartSource, conditional } from './chart-template.ts';
+import { renderValuesSchema, renderValuesYaml, valuesTable } from './chart-values.ts';
+import { NAMES } from './names.ts';
+import { INSTALL_PARTS, type InstallObject } from './parts.ts';
+import { HEADER } from './render.ts';
+
+const DIR = 'charts/kruise';
+const VERSION = NAMES.managerImage.split(':')[1]!;
+
+/** Helm's annotation that keeps an object on `helm uninstall` (the CRDs: deleting them deletes every CloneSet). */
+export const KEEP = { 'helm.sh/resource-policy': 'keep' };
+
+const chartYaml = () =>
+  HEADER +
+  stringify({
+    apiVersion: 'v2',
+    name: 'kruise',
+    description: 'Kruise for Node.js: OpenKruise-compatible kruise-manager and kruise-daemon',
+    type: 'application',
+    version: VERSION,
+    appVersion: VERSION,
+    keywords: ['openkruise', 'kubernetes', 'kruise', 'cloneset', 'workload'],
+    home: 'https://openkruise.io',
+  });
+
+const NOTES = `Kruise for Node.js is installed in {{ .Values.installation.namespace }}.
+kruise-manager ({{ .Values.manager.replicas }} replicas) serves the webhooks once it is ready:
+  kubectl -n {{ .Values.installation.namespace }} rollout status deployment/kruise-controller-manager
+The CRDs stay when the release is uninstalled (helm.sh/resource-policy: keep).
+`;
+
+const readme = () => `<!-- ${GENERATED_HEADER.slice(2).trim()} -->
+# kruise
+
+The Helm chart of Kruise for Node.js, rendered by \`pnpm generate\` from \`packages/deploy\` (the
+same source as \`deploy/\`): with default values it installs the objects of \`deploy/kruise.yaml\`.
+Value names and defaults are upstream's (openkruise/charts, kruise 1.9) where they apply
+(docs/adr/0035-one-install-source-two-outputs.md).
+
+\`\`\`sh
+helm install kruise charts/kruise
+helm upgrade kruise charts/kruise --set featureGates='ImagePullJobGate=true\\,CloneSetShortHash=true'
+helm uninstall kruise    # keeps the CRDs (and so every CloneSet and its pods)
+\`\`\`
+
+${valuesTable()}
+`;
+
+/** A template file: the install part's objects, each behind its condition. */
+function templateFile(objects: InstallObject[], source: ChartSource) {
+  return (
+    HEADER +
+    objects
+      .map(({ object, condition }) =>
+        conditional(condition, `${source.template(stringify(object, { lineWidth: 0 }).trimEnd())}\n`),
+      )
+      .join('---\n')
+  );
+}
+
+/**
+ * Every file of the Helm chart under charts/kruise: path → text. Built by the same builders as
+ * deploy/ (parts.ts), each configurable value a template expression; the CRDs are templates too
+ * (upstream's `crds.managed`), annotated to survive `helm uninstall`.
+ */
+export function renderChartFiles(): Map<string, string> {
+  const files = new Map<string, string>([
+    [`${DIR}/Chart.yaml`, chartYaml()],
+    [`${DIR}/values.yaml`, renderValuesYaml(HEADER)],
+    [`${DIR}/values.schema.json`, renderValuesSchema()],
+    [`${DIR}/README.md`, readme()],
+    [`${DIR}/templates/NOTES.txt`, NOTES],
+  ]);
+  for (const [file, build] of INSTALL_PARTS) {
+    const source = new ChartSource();
+    files.set(`${DIR}/templates/${file}`, templateFile(build(source), source));
+  }
+  for (const [path, text] of renderCrdFiles()) {
+    const crd = parse(text) as { metadata: { annotations?: Record<string, string> } };
+    crd.metadata.annotations = { ...crd.metadata.annotations, ...KEEP };
+    files.set(
+      path.replace(/^deploy\//, `${DIR}/templates/`),
+      conditional({ value: 'crds.managed' }, HEADER + stringify(crd, { lineWidth: 0 })),
+    );
+  }
+  return files;
+}
