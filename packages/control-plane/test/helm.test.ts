@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { helmPath } from '../../../test/support/kube-tools.ts';
-import { KubectlSession, run } from './kubectl-session.ts';
+import { KubectlSession } from './kubectl-session.ts';
 
 /** A small chart: a ConfigMap and a Deployment whose replicas and data come from values. */
 function writeChart(dir: string): string {
@@ -38,13 +37,7 @@ spec:
 describe('helm 4 (pinned binary)', () => {
   let s: KubectlSession;
   let chart: string;
-  const helm = (...args: string[]) =>
-    run(helmPath(), args, {
-      ...s.env,
-      HELM_CACHE_HOME: join(s.dir, 'cache'),
-      HELM_CONFIG_HOME: join(s.dir, 'config'),
-      HELM_DATA_HOME: join(s.dir, 'data'),
-    });
+  const helm = (...args: string[]) => s.helm(args);
   const getJson = async (...args: string[]) =>
     JSON.parse((await s.kubectl(['get', ...args, '-o', 'json', '--show-managed-fields'])).out);
 

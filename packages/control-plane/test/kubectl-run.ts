@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kubectlPath } from '../../../test/support/kube-tools.ts';
+import { helmPath, kubectlPath } from '../../../test/support/kube-tools.ts';
 import type { ControlPlane } from '../src/index.ts';
 
 /** The outcome of one kubectl run. */
@@ -28,11 +28,13 @@ export function runBinary(
 }
 
 /**
- * Runs the pinned kubectl (newest) against a control plane with the admin kubeconfig, written in a
- * scratch directory (`dir`, also HOME in `env`, so other tools such as helm find it); `dispose` removes it.
+ * Runs the pinned kubectl (newest) and helm against a control plane with the admin kubeconfig,
+ * written in a scratch directory (`dir`, also HOME in `env` and helm's cache, config and data
+ * homes); `dispose` removes it.
  */
 export function kubectlFor(cp: ControlPlane): {
   kubectl: (args: string[], input?: string) => Promise<KubectlResult>;
+  helm: (args: string[]) => Promise<KubectlResult>;
   dispose: () => void;
   dir: string;
   env: NodeJS.ProcessEnv;
@@ -42,5 +44,12 @@ export function kubectlFor(cp: ControlPlane): {
   const bin = kubectlPath();
   const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
   const kubectl = (args: string[], input?: string) => runBinary(bin, args, env, input);
-  return { kubectl, dispose: () => rmSync(dir, { recursive: true, force: true }), dir, env };
+  const helmEnv = {
+    ...env,
+    HELM_CACHE_HOME: join(dir, 'cache'),
+    HELM_CONFIG_HOME: join(dir, 'config'),
+    HELM_DATA_HOME: join(dir, 'data'),
+  };
+  const helm = (args: string[]) => runBinary(helmPath(), args, helmEnv);
+  return { kubectl, helm, dispose: () => rmSync(dir, { recursive: true, force: true }), dir, env };
 }

@@ -11,11 +11,19 @@ export class KubectlSession {
   readonly env: NodeJS.ProcessEnv;
   /** Runs kubectl. */
   readonly kubectl: (args: string[], input?: string) => Promise<KubectlResult>;
+  /** Runs helm. */
+  readonly helm: (args: string[]) => Promise<KubectlResult>;
   private readonly dispose: () => void;
 
   private constructor(cp: ControlPlane) {
     this.cp = cp;
-    ({ kubectl: this.kubectl, dispose: this.dispose, dir: this.dir, env: this.env } = kubectlFor(cp));
+    ({
+      kubectl: this.kubectl,
+      helm: this.helm,
+      dispose: this.dispose,
+      dir: this.dir,
+      env: this.env,
+    } = kubectlFor(cp));
   }
 
   /** Starts a control plane and writes its admin kubeconfig. */

@@ -37,7 +37,7 @@ const readme = () => `<!-- ${GENERATED_HEADER.slice(2).trim()} -->
 The Helm chart of Kruise for Node.js, rendered by \`pnpm generate\` from \`packages/deploy\` (the
 same source as \`deploy/\`): with default values it installs the objects of \`deploy/kruise.yaml\`.
 Value names and defaults are upstream's (openkruise/charts, kruise 1.9) where they apply
-(docs/adr/0035-one-install-source-two-outputs.md).
+(docs/adr/0036-one-install-source-two-outputs.md).
 
 \`\`\`sh
 helm install kruise charts/kruise

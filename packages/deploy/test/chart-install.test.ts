@@ -2,9 +2,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { helmPath } from '../../../test/support/kube-tools.ts';
 import { eventually } from '../../../test/support/poll.ts';
-import { type KubectlResult, kubectlFor, runBinary } from '../../control-plane/test/kubectl-run.ts';
+import { type KubectlResult, kubectlFor } from '../../control-plane/test/kubectl-run.ts';
 
 const chart = join(dirname(fileURLToPath(import.meta.url)), '../../../charts/kruise');
 
@@ -38,13 +37,7 @@ describe('helm install|upgrade|uninstall of charts/kruise on the control plane',
   let cp: ControlPlane;
   let session: ReturnType<typeof kubectlFor>;
   const kubectl = (...args: string[]) => session.kubectl(args);
-  const helm = (...args: string[]) =>
-    runBinary(helmPath(), args, {
-      ...session.env,
-      HELM_CACHE_HOME: join(session.dir, 'cache'),
-      HELM_CONFIG_HOME: join(session.dir, 'config'),
-      HELM_DATA_HOME: join(session.dir, 'data'),
-    });
+  const helm = (...args: string[]) => session.helm(args);
   const get = async (kind: string, namespace: string, name: string) => {
     const r = await kubectl('get', kind, name, ...(namespace ? ['-n', namespace] : []), '-o', 'json');
     if (r.code !== 0) throw new Error(r.err);
