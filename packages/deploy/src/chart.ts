@@ -1,6 +1,6 @@
 import { GENERATED_HEADER, renderCrdFiles } from '@kruise/api/schemas';
 import { parse, stringify } from 'yaml';
-import { ChartSource, conditional } from './chart-template.ts';
+import { ChartSource, conditional, templateCondition } from './chart-template.ts';
 import { renderValuesSchema, renderValuesYaml, valuesTable } from './chart-values.ts';
 import { NAMES } from './names.ts';
 import { INSTALL_PARTS, type InstallObject } from './parts.ts';
@@ -11,6 +11,22 @@ const VERSION = NAMES.managerImage.split(':')[1]!;
 
 /** Helm's annotation that keeps an object on `helm uninstall` (the CRDs: deleting them deletes every CloneSet). */
 export const KEEP = { 'helm.sh/resource-policy': 'keep' };
+
+/** A CRD's template: behind crds.managed, kept on uninstall while crds.keepOnUninstall. */
+function crdTemplate(text: string): string {
+  const crd = parse(text) as { metadata: { annotations?: Record<string, string> } };
+  if (crd.metadata.annotations) throw new Error('a CRD with annotations of its own: keep them out of the if');
+  crd.metadata.annotations = KEEP;
+  const keep = stringify({ annotations: KEEP }).replace(/^/gm, '  ').trimEnd();
+  const yaml = stringify(crd, { lineWidth: 0 });
+  if (!yaml.includes(`\n${keep}\n`))
+    throw new Error('the keep annotation is not where the template expects it');
+  const guarded = yaml.replace(
+    `\n${keep}\n`,
+    `\n{{- if ${templateCondition({ value: 'crds.keepOnUninstall' })} }}\n${keep}\n{{- end }}\n`,
+  );
+  return conditional({ value: 'crds.managed' }, HEADER + guarded);
+}
 
 const chartYaml = () =>
   HEADER +
@@ -63,7 +79,7 @@ function templateFile(objects: InstallObject[], source: ChartSource) {
 /**
  * Every file of the Helm chart under charts/kruise: path → text. Built by the same builders as
  * deploy/ (parts.ts), each configurable value a template expression; the CRDs are templates too
- * (upstream's `crds.managed`), annotated to survive `helm uninstall`.
+ * (upstream's `crds.managed`), annotated to survive `helm uninstall` (crds.keepOnUninstall).
  */
 export function renderChartFiles(): Map<string, string> {
   const files = new Map<string, string>([
@@ -77,13 +93,7 @@ export function renderChartFiles(): Map<string, string> {
     const source = new ChartSource();
     files.set(`${DIR}/templates/${file}`, templateFile(build(source), source));
   }
-  for (const [path, text] of renderCrdFiles()) {
-    const crd = parse(text) as { metadata: { annotations?: Record<string, string> } };
-    crd.metadata.annotations = { ...crd.metadata.annotations, ...KEEP };
-    files.set(
-      path.replace(/^deploy\//, `${DIR}/templates/`),
-      conditional({ value: 'crds.managed' }, HEADER + stringify(crd, { lineWidth: 0 })),
-    );
-  }
+  for (const [path, text] of renderCrdFiles())
+    files.set(path.replace(/^deploy\//, `${DIR}/templates/`), crdTemplate(text));
   return files;
 }

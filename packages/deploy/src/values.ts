@@ -13,7 +13,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] a
  * these defaults, so `helm template` with default values gives the objects of deploy/kruise.yaml.
  */
 export const CHART_VALUES = {
-  crds: { managed: true },
+  crds: { managed: true, keepOnUninstall: true },
   installation: { namespace: NAMES.namespace as string, createNamespace: true },
   featureGates: DEPLOY_FEATURE_GATES as string,
   imagePullSecrets: [] as object[],
@@ -56,7 +56,9 @@ export type ValuePath = string;
 
 /** What each value does: values.yaml's comments and values.schema.json's descriptions. */
 export const VALUE_DESCRIPTIONS: Record<ValuePath, string> = {
-  'crds.managed': 'install the CRDs with the chart (helm uninstall keeps them: helm.sh/resource-policy keep)',
+  'crds.managed': 'install and upgrade the CRDs with the chart',
+  'crds.keepOnUninstall':
+    'helm uninstall keeps the CRDs, and so every CloneSet and its pods (helm.sh/resource-policy keep); false deletes them as upstream does',
   'installation.namespace': 'namespace of kruise-manager, kruise-daemon and the webhook Service',
   'installation.createNamespace':
     'create installation.namespace (labelled control-plane, which the pod webhook skips)',

@@ -167,6 +167,10 @@ describe('charts/kruise (the Helm chart)', () => {
     for (const sa of objects.filter((o) => o.kind === 'ServiceAccount'))
       expect(sa.metadata.annotations).toEqual({ team: 'infra' });
     expect(find(objects, 'CustomResourceDefinition')).toBeUndefined();
+    const deletable = await template('--set', 'crds.keepOnUninstall=false');
+    const crds = deletable.objects.filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(crds.map((o) => o.metadata.annotations)).toEqual(crds.map(() => undefined));
+    expect(crds).toHaveLength(5);
   });
 
   it('gives kruise-manager and kruise-daemon only arguments they accept, as their images run them', async () => {
