@@ -25,6 +25,7 @@ export const CHART_VALUES = {
     metrics: { port: 8080 },
     healthProbe: { port: 8000 },
     resources: { limits: { cpu: '200m', memory: '512Mi' }, requests: { cpu: '100m', memory: '256Mi' } },
+    hostNetwork: false,
     nodeAffinity: {} as object,
     nodeSelector: {} as object,
     tolerations: [] as object[],
@@ -74,6 +75,8 @@ export const VALUE_DESCRIPTIONS: Record<ValuePath, string> = {
   'manager.metrics.port': 'port of /metrics',
   'manager.healthProbe.port': 'port of /healthz and /readyz',
   'manager.resources': 'resources of the kruise-manager container',
+  'manager.hostNetwork':
+    "run kruise-manager on the nodes' network (where the API server cannot reach pod IPs, e.g. a custom CNI)",
   'manager.nodeAffinity': 'node affinity of the kruise-manager pods',
   'manager.nodeSelector': 'node selector of the kruise-manager pods',
   'manager.tolerations': 'tolerations of the kruise-manager pods',

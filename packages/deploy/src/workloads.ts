@@ -26,6 +26,7 @@ export function managerDeployment(v: ValueSource = DEFAULTS): object {
         spec: {
           ...v.optional('imagePullSecrets', 'imagePullSecrets'),
           serviceAccountName: NAMES.managerServiceAccount,
+          hostNetwork: v.scalar('manager.hostNetwork'),
           terminationGracePeriodSeconds: 30,
           securityContext: { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534 },
           containers: [

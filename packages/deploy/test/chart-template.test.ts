@@ -135,7 +135,7 @@ describe('charts/kruise (the Helm chart)', () => {
       ],
       ...['--set', 'manager.nodeSelector.pool=system', '--set', 'manager.tolerations[0].operator=Exists'],
       ...['--set', 'imagePullSecrets[0].name=regcred', '--set', 'serviceAccount.annotations.team=infra'],
-      ...['--set', 'crds.managed=false'],
+      ...['--set', 'crds.managed=false', '--set', 'manager.hostNetwork=true'],
     );
     expect(err).toBe('');
     const d = find(objects, 'Deployment')!;
@@ -151,6 +151,7 @@ describe('charts/kruise (the Helm chart)', () => {
     expect(manager.env).toContainEqual({ name: 'WEBHOOK_PORT', value: '9443' });
     expect(manager.ports[0]).toEqual({ name: 'webhook-server', containerPort: 9443, protocol: 'TCP' });
     expect(find(objects, 'Service')!.spec.ports).toEqual([{ port: 443, targetPort: 9443 }]);
+    expect(pod.hostNetwork).toBe(true);
     expect(pod.nodeSelector).toEqual({ pool: 'system' });
     expect(pod.tolerations).toEqual([{ operator: 'Exists' }]);
     expect(pod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
