@@ -71,7 +71,7 @@ describe('pnpm start (the local stack)', () => {
     await stack.waitFor(/examples complete/, 120_000);
     const out = stack.output();
     expect(out).toContain('export KUBECONFIG=');
-    for (const name of ['kruise-manager', 'kruise-daemon', 'local-node'])
+    for (const name of ['kruise-manager', 'kruise-daemon-kruise-local', 'local-node-kruise-local'])
       expect(readFileSync(join(stateDir, 'logs', `${name}.log`), 'utf8'), name).toMatch(/"level":"info"/);
     expect(out).toMatch(/ImagePullJob big-image: 1\/1 nodes succeeded.*\(complete\)/);
     expect(out).toMatch(/NodeImage kruise-local: .*big:v1 (Pulling|Succeeded)/);

@@ -45,6 +45,8 @@ export interface StartOptions {
   launcher?: string[];
   /** Where the program sees the repository (a bind mount of it), if not at `repoRoot`. */
   root?: string;
+  /** Its log file's name (without `.log`) in the stack's log directory; its `name` by default. */
+  logName?: string;
 }
 
 /**
@@ -59,7 +61,7 @@ export function startProgram(
   env: NodeJS.ProcessEnv = {},
   options: StartOptions = {},
 ): Program {
-  const { launcher = [], root = repoRoot, ...spawnOptions } = options;
+  const { launcher = [], root = repoRoot, logName = name, ...spawnOptions } = options;
   const execPath = process.execPath.startsWith(`${repoRoot}/`)
     ? join(root, process.execPath.slice(repoRoot.length))
     : process.execPath;
@@ -69,20 +71,20 @@ export function startProgram(
     env: { ...process.env, ...env },
     ...spawnOptions,
   });
-  return watchProgram(name, child);
+  return watchProgram(name, child, logName);
 }
 
 /**
  * A Program over a child process spawned with stdout and stderr piped: its output (also written to
- * the stack's log directory when set), waiting for a line, stopping by PID. A child that could not
- * be spawned at all fails its waiters at once with the reason.
+ * `<logName>.log` in the stack's log directory when set), waiting for a line, stopping by PID. A
+ * child that could not be spawned at all fails its waiters at once with the reason.
  */
-export function watchProgram(name: string, child: ChildProcess): Program {
+export function watchProgram(name: string, child: ChildProcess, logName = name): Program {
   const argv0 = child.spawnfile;
   let spawnError: Error | undefined;
   let out = '';
   const waiters: (() => void)[] = [];
-  const file = logDir ? createWriteStream(join(logDir, `${name}.log`), { flags: 'a' }) : undefined;
+  const file = logDir ? createWriteStream(join(logDir, `${logName}.log`), { flags: 'a' }) : undefined;
   const onData = (c: Buffer) => {
     file?.write(c);
     out += c.toString();
@@ -256,7 +258,10 @@ type NodeProgramStarter = (
   extraArgs?: string[],
 ) => Promise<Program>;
 
-/** A starter for a node program (kruise-daemon or the local node) that resolves at its ready line. */
+/**
+ * A starter for a node program (kruise-daemon or the local node) that resolves at its ready line.
+ * Each node's program logs to a file of its own, `<name>-<node>.log`.
+ */
 function nodeProgram(
   name: string,
   entry: string,
@@ -264,13 +269,19 @@ function nodeProgram(
   fixedArgs: string[] = [],
 ): NodeProgramStarter {
   return async (kubeconfig, node, runtimeEndpoint, extraArgs = []) => {
-    const program = startProgram(name, entry, [
-      `--node-name=${node}`,
-      `--kubeconfig=${kubeconfig}`,
-      `--runtime-endpoint=${runtimeEndpoint}`,
-      ...fixedArgs,
-      ...extraArgs,
-    ]);
+    const program = startProgram(
+      name,
+      entry,
+      [
+        `--node-name=${node}`,
+        `--kubeconfig=${kubeconfig}`,
+        `--runtime-endpoint=${runtimeEndpoint}`,
+        ...fixedArgs,
+        ...extraArgs,
+      ],
+      {},
+      { logName: `${name}-${node}` },
+    );
     await program.waitFor(ready);
     return program;
   };

@@ -164,7 +164,7 @@ try {
   kubectl get nodeimage ${node} -o yaml
   kubectl logs demo -c app
   kubectl apply -f examples/
-  logs: ${join(stateDir, 'logs')}/{kruise-manager,kruise-daemon,local-node}.log   (Ctrl-C stops everything)`);
+  logs: ${join(stateDir, 'logs')}/{kruise-manager,local-node-<node>,kruise-daemon-<node>}.log   (Ctrl-C stops everything)`);
   if (runtime && !flags.noExamples) {
     const done = await runExamples(client, runtime.registry, node, (l) => say(l), abort.signal);
     if (done) say('examples complete');
