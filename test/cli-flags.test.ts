@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '@kruise/stack/processes';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/free-port.ts';
 
 /**
  * Bad numbers, durations and ports on the command line of each program, run as users run them:
@@ -75,34 +78,46 @@ const cases: [ProgramName, string, string][] = [
   ['pnpm start', '--no-such-flag', "unknown option '--no-such-flag'"],
 ];
 
-/** Runs `program` with `flag` (after the flags it needs); its exit code, stdout and stderr. */
-function run(program: ProgramName, flag: string): Promise<{ code: number | null; out: string; err: string }> {
-  const { entry, needs } = programs[program];
-  const child = spawn(process.execPath, ['--conditions=source', join(repoRoot, entry), ...needs, flag], {
+/** Runs `program` with `args` (after the flags it needs unless `needs` is given); its exit code, stdout and stderr. */
+function run(
+  program: ProgramName,
+  args: string[],
+  needs = programs[program].needs,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; out: string; err: string }> {
+  const { entry } = programs[program];
+  const child = spawn(process.execPath, ['--conditions=source', join(repoRoot, entry), ...needs, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env,
   });
   let out = '';
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  // 'close', not 'exit': the last output may still be in the pipes when the process exits.
   return new Promise((resolve) =>
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, out, err });
     }),
   );
 }
 
-/** Every case run a few at a time (each is a Node process start). */
-async function runAll(): Promise<Map<string, Awaited<ReturnType<typeof run>>>> {
-  const results = new Map<string, Awaited<ReturnType<typeof run>>>();
+type Result = Awaited<ReturnType<typeof run>>;
+
+/** Exactly this one line on stderr. */
+const line = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`);
+
+/** Runs the jobs a few at a time (each is a Node process start); their results in order. */
+async function inPool<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: 4 }, async () => {
-      while (next < cases.length) {
-        const [program, flag] = cases[next++]!;
-        results.set(`${program} ${flag}`, await run(program, flag));
+      while (next < jobs.length) {
+        const i = next++;
+        results[i] = await jobs[i]!();
       }
     }),
   );
@@ -110,17 +125,97 @@ async function runAll(): Promise<Map<string, Awaited<ReturnType<typeof run>>>> {
 }
 
 describe('command-line flags', () => {
-  let results: Awaited<ReturnType<typeof runAll>>;
-
   it('are refused with exit code 2 and a message naming the problem', async () => {
-    results = await runAll();
+    const results = await inPool(
+      cases.map(
+        ([program, flag]) =>
+          () =>
+            run(program, [flag]),
+      ),
+    );
     const wrong: string[] = [];
-    for (const [program, flag, message] of cases) {
-      const r = results.get(`${program} ${flag}`)!;
+    for (const [i, [program, flag, message]] of cases.entries()) {
+      const r = results[i]!;
       const ok = r.code === 2 && r.err.includes(message) && !/\n\s+at /.test(r.err);
       if (!ok)
         wrong.push(`${program} ${flag}: exit ${r.code}, stderr ${JSON.stringify(r.err.slice(0, 300))}`);
     }
+    expect(wrong).toEqual([]);
+  }, 240_000);
+});
+
+describe('start-up without a usable kubeconfig or API server', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'startup-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** What each program needs besides a kubeconfig to get as far as connecting. */
+  const needs: Partial<Record<ProgramName, string[]>> = {
+    'kruise-manager': [],
+    'kruise-daemon': ['--node-name=n'],
+    'local node': ['--node-name=n', '--runtime-endpoint=unix:///nonexistent.sock'],
+  };
+
+  it("exit 1 with one line in kubectl's words, no stack trace", async () => {
+    const port = await freePort(); // nothing listens there
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const refused = file(
+      'refused',
+      JSON.stringify({
+        'current-context': 'c',
+        contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+        clusters: [{ name: 'k', cluster: { server: `https://127.0.0.1:${port}` } }],
+        users: [{ name: 'u', user: { token: 't' } }],
+      }),
+    );
+    const broken = file('broken', 'clusters: [\n  - a: : b\n');
+    const empty = file('empty', '');
+    const { KUBERNETES_SERVICE_HOST: _h, KUBERNETES_SERVICE_PORT: _p, ...outside } = process.env;
+    const startups: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [
+        [`--kubeconfig=${dir}/missing`],
+        process.env,
+        line(`error: stat ${dir}/missing: no such file or directory`),
+      ],
+      [
+        [`--kubeconfig=${dir}`],
+        process.env,
+        line(`error: error loading config file "${dir}": read ${dir}: is a directory`),
+      ],
+      [
+        [`--kubeconfig=${broken}`],
+        process.env,
+        new RegExp(`^error: error loading config file "${broken}": .+\n$`),
+      ],
+      [
+        [`--kubeconfig=${empty}`],
+        process.env,
+        line('error: invalid configuration: no configuration has been provided'),
+      ],
+      [
+        [`--kubeconfig=${refused}`],
+        process.env,
+        line(
+          `The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port?`,
+        ),
+      ],
+      [
+        [],
+        outside,
+        /^error: invalid configuration: no configuration has been provided, try --kubeconfig .+\n$/,
+      ],
+    ];
+    const jobs = Object.entries(needs).flatMap(([program, args]) =>
+      startups.map(([kubeconfig, env, expected]) => async () => {
+        const r = await run(program as ProgramName, kubeconfig, args, env);
+        return { what: `${program} ${kubeconfig.join(' ') || '(none)'}`, r, expected };
+      }),
+    );
+    const wrong: string[] = [];
+    for (const { what, r, expected } of await inPool<{ what: string; r: Result; expected: RegExp }>(jobs))
+      if (r.code !== 1 || !expected.test(r.err))
+        wrong.push(`${what}: exit ${r.code}, stderr ${JSON.stringify(r.err.slice(0, 300))}`);
     expect(wrong).toEqual([]);
   }, 240_000);
 });

@@ -1,5 +1,5 @@
+import { connectOrExit } from '@kruise/runtime/cli/connect';
 import { shutdownOnSignals } from '@kruise/runtime/cli/shutdown';
-import { KubeClient } from '@kruise/runtime/kube/client';
 import { createLogger } from '@kruise/runtime/log/logger';
 import { CommanderError } from 'commander';
 import { startDaemon } from './app.ts';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger({ name: 'kruise-daemon' }).child({ node: options.nodeName });
-  const client = KubeClient.load(options.kubeconfig);
+  const client = await connectOrExit(options.kubeconfig);
   let app: Awaited<ReturnType<typeof startDaemon>> | undefined;
   shutdownOnSignals(() => app?.stop(), log);
   try {

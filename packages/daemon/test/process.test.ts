@@ -44,7 +44,8 @@ function run(args: string[]) {
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
-  const exited = new Promise<number | null>((r) => child.once('exit', r));
+  // 'close', not 'exit': what it printed last may still be in the pipes when it exits.
+  const exited = new Promise<number | null>((r) => child.once('close', r));
   return { child, exited, out: () => out, err: () => err };
 }
 

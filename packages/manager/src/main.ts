@@ -1,4 +1,4 @@
-import { createLogger, KubeClient, shutdownOnSignals } from '@kruise/runtime';
+import { connectOrExit, createLogger, shutdownOnSignals } from '@kruise/runtime';
 import { CommanderError } from 'commander';
 import { startManager } from './app.ts';
 import { parseOptions } from './options.ts';
@@ -18,10 +18,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger({ name: 'kruise-manager' });
-  const client = KubeClient.load(options.kubeconfig);
+  const client = await connectOrExit(options.kubeconfig);
   let app: Awaited<ReturnType<typeof startManager>> | undefined;
   shutdownOnSignals(() => app?.manager.stop(), log);
-  app = await startManager(client, options, log);
+  try {
+    app = await startManager(client, options, log);
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'kruise-manager could not start');
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
   log.info({ webhookport: app.webhookPort, gates: options.featureGates.all() }, 'kruise-manager started');
 }
 

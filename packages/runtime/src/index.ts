@@ -2,6 +2,7 @@ export * from './certs/cert-manager.ts';
 export { parseDuration } from './certs/duration.ts';
 export * from './certs/pki.ts';
 export * from './cli/command-line.ts';
+export * from './cli/connect.ts';
 export * from './cli/feature-gates.ts';
 export * from './cli/shutdown.ts';
 export * from './controller/builder.ts';

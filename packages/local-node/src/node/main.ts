@@ -1,8 +1,8 @@
 import { CriClient } from '@kruise/cri/client';
 import {
+  connectOrExit,
   createLogger,
   durationArgument,
-  KubeClient,
   parseCommandLine,
   portArgument,
   shutdownOnSignals,
@@ -61,10 +61,11 @@ async function main(): Promise<void> {
       l.slice(l.indexOf('=') + 1),
     ]),
   );
+  const client = await connectOrExit(o.kubeconfig);
   const log = createLogger({ name: 'local-node' });
   const cri = new CriClient(o.runtimeEndpoint);
   const node = new LocalNode({
-    client: KubeClient.load(o.kubeconfig),
+    client,
     cri,
     nodeName: o.nodeName,
     hostIP: o.hostIp,

@@ -84,12 +84,17 @@ function parseConfigText(text: string): any {
  */
 export function parseKubeconfig(text: string, contextName?: string): ClusterAccess {
   const config = parseConfigText(text) ?? {};
+  if (typeof config !== 'object' || Array.isArray(config))
+    throw new Error('not a kubeconfig: the file holds no YAML or JSON mapping');
   const name = contextName ?? config['current-context'];
+  if (!name && !config.contexts?.length && !config.clusters?.length)
+    throw new Error('invalid configuration: no configuration has been provided');
   const context = (config.contexts ?? []).find((c: any) => c.name === name)?.context;
-  if (!context) throw new Error(`kubeconfig: context "${name ?? ''}" not found`);
+  if (!context)
+    throw new Error(`invalid configuration: context was not found for specified context: ${name ?? ''}`);
   const cluster = (config.clusters ?? []).find((c: any) => c.name === context.cluster)?.cluster;
   if (!cluster?.server)
-    throw new Error(`kubeconfig: cluster "${context.cluster}" not found or has no server`);
+    throw new Error(`invalid configuration: cluster "${context.cluster}" has no server defined`);
   const user = (config.users ?? []).find((u: any) => u.name === context.user)?.user ?? {};
   let authHeaders: ClusterAccess['authHeaders'] = async () => ({});
   if (user.token) authHeaders = async () => ({ authorization: `Bearer ${user.token}` });
