@@ -1,4 +1,4 @@
-import { connectOrExit } from '@kruise/runtime/cli/connect';
+import { connectOrExit, startOrExit } from '@kruise/runtime/cli/connect';
 import { shutdownOnSignals } from '@kruise/runtime/cli/shutdown';
 import { createLogger } from '@kruise/runtime/log/logger';
 import { CommanderError } from 'commander';
@@ -22,13 +22,7 @@ async function main(): Promise<void> {
   const client = await connectOrExit(options.kubeconfig);
   let app: Awaited<ReturnType<typeof startDaemon>> | undefined;
   shutdownOnSignals(() => app?.stop(), log);
-  try {
-    app = await startDaemon(client, options, log);
-  } catch (err) {
-    log.error({ err: (err as Error).message }, 'kruise-daemon could not start');
-    process.stderr.write(`${(err as Error).message}\n`);
-    process.exit(1);
-  }
+  app = await startOrExit(log, () => startDaemon(client, options, log));
   log.info({ port: app.port }, 'kruise-daemon started');
 }
 

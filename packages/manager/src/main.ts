@@ -1,4 +1,4 @@
-import { connectOrExit, createLogger, shutdownOnSignals } from '@kruise/runtime';
+import { connectOrExit, createLogger, shutdownOnSignals, startOrExit } from '@kruise/runtime';
 import { CommanderError } from 'commander';
 import { startManager } from './app.ts';
 import { parseOptions } from './options.ts';
@@ -21,13 +21,7 @@ async function main(): Promise<void> {
   const client = await connectOrExit(options.kubeconfig);
   let app: Awaited<ReturnType<typeof startManager>> | undefined;
   shutdownOnSignals(() => app?.manager.stop(), log);
-  try {
-    app = await startManager(client, options, log);
-  } catch (err) {
-    log.error({ err: (err as Error).message }, 'kruise-manager could not start');
-    process.stderr.write(`${(err as Error).message}\n`);
-    process.exit(1);
-  }
+  app = await startOrExit(log, () => startManager(client, options, log));
   log.info({ webhookport: app.webhookPort, gates: options.featureGates.all() }, 'kruise-manager started');
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { KubeClient } from '../kube/client.ts';
 import { KubeApiError } from '../kube/errors.ts';
+import type { Logger } from '../log/logger.ts';
 
 /** Why a program cannot start, in one line as kubectl says it; its `main` prints it and exits 1. */
 export class StartupError extends Error {
@@ -98,6 +99,21 @@ export async function connectOrExit(kubeconfig: string | undefined): Promise<Kub
   } catch (err) {
     if (!(err instanceof StartupError)) throw err;
     process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * Runs a program's start; when it fails, logs `could not start` and writes the reason as one line
+ * on stderr, then exits 1 (no stack trace).
+ */
+export async function startOrExit<T>(log: Logger, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    const message = (err as Error)?.message ?? String(err);
+    log.error({ err: message }, 'could not start');
+    process.stderr.write(`${message}\n`);
     process.exit(1);
   }
 }
