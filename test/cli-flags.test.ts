@@ -147,11 +147,10 @@ describe('command-line flags', () => {
 describe('start-up without a usable kubeconfig or API server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'startup-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  /** What each program needs besides a kubeconfig to get as far as connecting. */
+  /** What each program needs besides a kubeconfig to get as far as connecting (the local node shares the code). */
   const needs: Partial<Record<ProgramName, string[]>> = {
     'kruise-manager': [],
     'kruise-daemon': ['--node-name=n'],
-    'local node': ['--node-name=n', '--runtime-endpoint=unix:///nonexistent.sock'],
   };
 
   it("exit 1 with one line in kubectl's words, no stack trace", async () => {
@@ -171,6 +170,7 @@ describe('start-up without a usable kubeconfig or API server', () => {
     );
     const broken = file('broken', 'clusters: [\n  - a: : b\n');
     const empty = file('empty', '');
+    const otherContext = file('other-context', JSON.stringify({ 'current-context': 'other', contexts: [] }));
     const { KUBERNETES_SERVICE_HOST: _h, KUBERNETES_SERVICE_PORT: _p, ...outside } = process.env;
     const startups: [string[], NodeJS.ProcessEnv, RegExp][] = [
       [
@@ -199,6 +199,11 @@ describe('start-up without a usable kubeconfig or API server', () => {
         line(
           `The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port?`,
         ),
+      ],
+      [
+        [`--kubeconfig=${otherContext}`],
+        process.env,
+        line('Error in configuration: context was not found for specified context: other'),
       ],
       [
         [],

@@ -18,7 +18,8 @@ function fileErrorText(path: string, err: NodeJS.ErrnoException): string {
 /**
  * The client for `--kubeconfig` (the in-cluster configuration without it), or a StartupError in
  * kubectl's words: `error: stat F: no such file or directory`, `error: error loading config file "F":
- * …`, `error: invalid configuration: no configuration has been provided …`.
+ * …`, `Error in configuration: context was not found for specified context: C`, or as
+ * controller-runtime says it, `error: invalid configuration: no configuration has been provided …`.
  */
 export function loadKubeClient(kubeconfig: string | undefined): KubeClient {
   if (!kubeconfig) {
@@ -48,6 +49,7 @@ export function loadKubeClient(kubeconfig: string | undefined): KubeClient {
     const message = String((err as Error).message ?? err)
       .split('\n')[0]!
       .replace(/:$/, '');
+    if (message.startsWith('Error in configuration')) throw new StartupError(message);
     if (message.startsWith('invalid configuration')) throw new StartupError(`error: ${message}`);
     throw new StartupError(`error: error loading config file "${kubeconfig}": ${message}`);
   }

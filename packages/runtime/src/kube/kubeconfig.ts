@@ -91,7 +91,7 @@ export function parseKubeconfig(text: string, contextName?: string): ClusterAcce
     throw new Error('invalid configuration: no configuration has been provided');
   const context = (config.contexts ?? []).find((c: any) => c.name === name)?.context;
   if (!context)
-    throw new Error(`invalid configuration: context was not found for specified context: ${name ?? ''}`);
+    throw new Error(`Error in configuration: context was not found for specified context: ${name ?? ''}`);
   const cluster = (config.clusters ?? []).find((c: any) => c.name === context.cluster)?.cluster;
   if (!cluster?.server)
     throw new Error(`invalid configuration: cluster "${context.cluster}" has no server defined`);
