@@ -31,5 +31,5 @@ export function formatError(err: unknown, commandPath: string, server?: string):
     return `The connection to the server ${host} was refused - did you specify the right host or port?\n`;
   }
   const message = err instanceof Error ? err.message : String(err);
-  return `error: ${message}\n`;
+  return message.startsWith('error: ') ? `${message}\n` : `error: ${message}\n`;
 }

@@ -1,3 +1,4 @@
+import { parseDuration } from '@kruise/runtime/certs/duration';
 import { UsageError } from './errors.ts';
 
 /** One command-line flag, declared as kubectl's pflag declares it. */
@@ -6,7 +7,7 @@ export interface FlagSpec {
   name: string;
   /** One-letter shorthand, without the dash. */
   short?: string;
-  type: 'string' | 'bool' | 'int' | 'strings';
+  type: 'string' | 'bool' | 'int' | 'strings' | 'duration';
   /** The value when the flag is absent (the type's zero value when not given). */
   default?: string | boolean | number | string[];
   /** Help text. */
@@ -44,6 +45,13 @@ function convert(spec: FlagSpec, raw: string, values: FlagValues): string | bool
     case 'int':
       if (!/^[+-]?\d+$/.test(raw)) throw invalid(`strconv.ParseInt: parsing "${raw}": invalid syntax`);
       return Number(raw);
+    case 'duration':
+      if (raw === '0') return 0;
+      try {
+        return parseDuration(raw);
+      } catch {
+        throw invalid(`time: invalid duration "${raw}"`);
+      }
     case 'strings': {
       const before = values[spec.name];
       const list = Array.isArray(before) ? before : [];

@@ -1,5 +1,7 @@
+import type { KubeObject } from '@kruise/runtime/kube/client';
 import type { ResourceRef } from '@kruise/runtime/kube/resources';
 import { Resources } from '@kruise/runtime/kube/resources';
+import { cloneSetStatus, type RolloutStatus } from './status.ts';
 
 /**
  * A Kruise workload kind the commands handle. Adding a kind (Advanced StatefulSet, Advanced
@@ -18,8 +20,8 @@ export interface WorkloadKind {
   templatePath: readonly string[];
   /** JSON path segments of the `paused` switch of its update strategy. */
   pausedPath?: readonly string[];
-  /** The template annotation `rollout restart` stamps (kruise-tools' objectrestarter). */
-  restartAnnotation?: string;
+  /** `rollout status`'s reading of an object of this kind. */
+  rolloutStatus: (obj: KubeObject) => RolloutStatus;
 }
 
 /** The qualified name kubectl prints for a resource, e.g. `cloneset.apps.kruise.io`. */
@@ -45,7 +47,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
     scalable: true,
     templatePath: ['spec', 'template'],
     pausedPath: ['spec', 'updateStrategy', 'paused'],
-    restartAnnotation: 'kubectl.kruise.io/restartedAt',
+    rolloutStatus: cloneSetStatus,
   },
 ];
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -13,6 +14,8 @@ export const PLUGIN_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'b
 export interface PluginRunner {
   /** `kubectl kruise <args>` with the environment's kubeconfig (plus `env` overrides). */
   kruise(args: string[], env?: NodeJS.ProcessEnv): Promise<KubectlResult>;
+  /** Starts `kubectl kruise <args>` and gives its output so far while it runs. */
+  start(args: string[]): RunningPlugin;
   /** Plain `kubectl <args>` in the same environment. */
   kubectl(args: string[], env?: NodeJS.ProcessEnv): Promise<KubectlResult>;
   /** Scratch directory (HOME of the runs; holds `kubeconfig`). */
@@ -22,6 +25,14 @@ export interface PluginRunner {
   /** Writes a file in the scratch directory; returns its path. */
   write(name: string, text: string): string;
   dispose(): void;
+}
+
+/** A `kubectl kruise` run in progress. */
+export interface RunningPlugin {
+  /** Standard output so far. */
+  out(): string;
+  /** Resolves when it exits. */
+  done: Promise<KubectlResult>;
 }
 
 /**
@@ -42,8 +53,24 @@ export function pluginRunner(cp: ControlPlane): PluginRunner {
   };
   const kubectl = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     runBinary(kubectlPath(), args, { ...base, ...env });
+  const start = (args: string[]): RunningPlugin => {
+    let out = '';
+    let err = '';
+    const child = spawn(kubectlPath(), ['kruise', ...args], { env: base, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const done = new Promise<KubectlResult>((resolve) =>
+      child.on('close', (code) => resolve({ code: code ?? 1, out, err })),
+    );
+    return { out: () => out, done };
+  };
   return {
     kruise: (args, env) => kubectl(['kruise', ...args], env),
+    start,
     kubectl,
     dir,
     kubeconfig,

@@ -1,0 +1,58 @@
+import type { Command } from '../command.ts';
+import { resolveTargets, targetName } from '../targets.ts';
+import { editTemplate } from '../template-patch.ts';
+import { RESOURCE_REQUIRED } from './rollout-pause.ts';
+
+/** The variable kruise-tools stamps into every container to restart a Kruise workload. */
+export const RESTARTED_ENV = 'RESTARTED_AT';
+
+/**
+ * `kubectl kruise rollout restart`: kruise-tools' restart of a Kruise workload. It sets
+ * `RESTARTED_AT=<now, RFC 3339>` in every container of the pod template: an env change is never
+ * applied in place, so every pod is recreated (a template annotation alone would be patched onto
+ * the pods in place by an in-place update strategy and restart nothing; ADR 0035).
+ */
+export const rolloutRestart: Command = {
+  path: 'rollout restart',
+  short: 'Restart a resource',
+  usage: 'kubectl kruise rollout restart RESOURCE',
+  long: `Restart a resource.
+
+ Resource rollout will be restarted: every pod is recreated.
+
+Examples:
+  # Restart a CloneSet
+  kubectl kruise rollout restart cloneset/abc`,
+  flags: [
+    {
+      name: 'selector',
+      short: 'l',
+      type: 'string',
+      usage:
+        "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2).",
+    },
+  ],
+  async run(ctx) {
+    const now = ctx
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
+    for (const target of await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED)) {
+      await editTemplate(
+        ctx,
+        target,
+        (template) => {
+          for (const c of template.spec?.containers ?? []) {
+            const env: { name: string; value?: string }[] = [...(c.env ?? [])];
+            const at = env.findIndex((e) => e.name === RESTARTED_ENV);
+            if (at < 0) env.push({ name: RESTARTED_ENV, value: now });
+            else env[at] = { name: RESTARTED_ENV, value: now };
+            c.env = env;
+          }
+        },
+        'none',
+      );
+      ctx.out(`${targetName(target)} restarted\n`);
+    }
+  },
+};

@@ -1,0 +1,32 @@
+import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix } from '../command.ts';
+import { resolveTargets, targetName } from '../targets.ts';
+import { editTemplate } from '../template-patch.ts';
+
+/** `kubectl kruise set serviceaccount`: sets the service account of a workload's pod template. */
+export const setServiceAccount: Command = {
+  path: 'set serviceaccount',
+  short: 'Update the service account of a resource',
+  usage: 'kubectl kruise set serviceaccount (-f FILENAME | TYPE NAME) SERVICE_ACCOUNT',
+  long: `Update the service account of pod template resources.
+
+Examples:
+  # Set CloneSet sample's service account to serviceaccount1
+  kubectl kruise set serviceaccount cloneset sample serviceaccount1`,
+  flags: [ALL_FLAG, DRY_RUN_FLAG],
+  async run(ctx) {
+    if (ctx.args.length === 0) throw new Error('serviceaccount is required');
+    const account = ctx.args[ctx.args.length - 1] as string;
+    const strategy = dryRunOf(ctx);
+    for (const target of await resolveTargets(ctx, ctx.args.slice(0, -1))) {
+      const { changed } = await editTemplate(
+        ctx,
+        target,
+        (template) => {
+          template.spec = { ...(template.spec ?? {}), serviceAccountName: account };
+        },
+        strategy,
+      );
+      if (changed) ctx.out(`${targetName(target)} serviceaccount updated${dryRunSuffix(strategy)}\n`);
+    }
+  },
+};
