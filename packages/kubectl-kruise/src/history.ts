@@ -1,3 +1,4 @@
+import { labelSelectorString } from '@kruise/api';
 import type { KubeObject } from '@kruise/runtime/kube/client';
 import { Resources } from '@kruise/runtime/kube/resources';
 import type { CommandContext } from './command.ts';
@@ -10,22 +11,6 @@ export interface WorkloadHistory {
   revisions: KubeObject[];
 }
 
-/** The label selector string of a `matchLabels`/`matchExpressions` selector. */
-function selectorString(selector: Record<string, any> | undefined): string {
-  const parts = Object.entries(selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const e of (selector?.matchExpressions ?? []) as {
-    key: string;
-    operator: string;
-    values?: string[];
-  }[]) {
-    if (e.operator === 'In') parts.push(`${e.key} in (${(e.values ?? []).join(',')})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${(e.values ?? []).join(',')})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-  }
-  return parts.join(',');
-}
-
 /**
  * Reads a workload and the ControllerRevisions it controls (those its selector matches whose
  * controller owner reference is the workload), sorted by revision number.
@@ -34,7 +19,7 @@ export async function historyOf(ctx: CommandContext, target: Target): Promise<Wo
   const object = await ctx.client().get(target.kind.resource, target.namespace, target.name);
   const list = await ctx.client().listAll(Resources.ControllerRevision, {
     namespace: target.namespace,
-    labelSelector: selectorString(object.spec?.selector),
+    labelSelector: labelSelectorString(object.spec?.selector),
   });
   const uid = object.metadata?.uid;
   const revisions = list.items

@@ -1,3 +1,4 @@
+import { type IntOrString, intPercentValue } from '@kruise/api';
 import type { KubeObject } from '@kruise/runtime/kube/client';
 
 /** One reading of a rollout: the line to print and whether the rollout is done. */
@@ -6,13 +7,11 @@ export interface RolloutStatus {
   done: boolean;
 }
 
-/** A partition (an integer or a percentage of replicas, rounded up) as a pod count. */
-export function partitionReplicas(partition: unknown, replicas: number): number {
-  if (partition === undefined || partition === null) return 0;
-  if (typeof partition === 'number') return Math.min(partition, replicas);
-  const match = /^(\d+)%$/.exec(String(partition));
-  if (!match) throw new Error(`invalid value for IntOrString: invalid value "${partition}"`);
-  return Math.min(Math.ceil((Number(match[1]) * replicas) / 100), replicas);
+/** kruise-tools' CalculatePartitionReplicas: a partition (count or percentage, rounded up) capped at replicas. */
+export function partitionReplicas(partition: IntOrString | undefined, replicas: number): number {
+  return partition === undefined || partition === null
+    ? 0
+    : Math.min(intPercentValue(partition, replicas, true), replicas);
 }
 
 /**
