@@ -62,7 +62,7 @@ export const VALUE_DESCRIPTIONS: Record<ValuePath, string> = {
     'helm uninstall keeps the CRDs, and so every CloneSet and its pods (helm.sh/resource-policy keep); false deletes them as upstream does',
   'installation.namespace': 'namespace of kruise-manager, kruise-daemon and the webhook Service',
   'installation.createNamespace':
-    'create installation.namespace (labelled control-plane, which the pod webhook skips)',
+    "create installation.namespace, labelled control-plane=controller-manager (the pod webhook skips it); with false, label yours so, or kruise-manager's own pods wait for its pod webhook",
   featureGates:
     "kruise's feature gates, Gate=true|false pairs separated by commas (escape them in --set: A=true\\,B=false)",
   imagePullSecrets: 'pull secrets of the kruise-manager and kruise-daemon images',
