@@ -13,13 +13,22 @@ export interface ControlPlaneProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `packages/control-plane/src/main.ts` and resolves once it prints its ready line. */
-export async function startControlPlaneProcess(): Promise<ControlPlaneProcess> {
+/**
+ * Starts `packages/control-plane/src/main.ts` (with `args` after its kubeconfig) and resolves once
+ * it prints its ready line.
+ */
+export async function startControlPlaneProcess(args: string[] = []): Promise<ControlPlaneProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-cp-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   const child = spawn(
     process.execPath,
-    ['--conditions=source', join(root, 'packages/control-plane/src/main.ts'), '--kubeconfig', kubeconfigPath],
+    [
+      '--conditions=source',
+      join(root, 'packages/control-plane/src/main.ts'),
+      '--kubeconfig',
+      kubeconfigPath,
+      ...args,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

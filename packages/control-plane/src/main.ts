@@ -1,9 +1,19 @@
 import { parseArgs } from 'node:util';
+import { parseDuration } from './protobuf/well-known.ts';
 import { ControlPlane } from './server.ts';
 
-/** `pnpm run control-plane -- --kubeconfig FILE [--port N] [--data-dir DIR]` */
+const USAGE =
+  'Usage: control-plane --kubeconfig FILE [--port N] [--data-dir DIR] [--node-monitor-grace-period DURATION]';
+
+/** `pnpm run control-plane -- --kubeconfig FILE [--port N] [--data-dir DIR] [--node-monitor-grace-period D]` */
 async function main(): Promise<void> {
-  let values: { kubeconfig?: string; port?: string; 'data-dir'?: string; help?: boolean };
+  let values: {
+    kubeconfig?: string;
+    port?: string;
+    'data-dir'?: string;
+    'node-monitor-grace-period'?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       // `pnpm run control-plane -- --flag` passes the `--` on.
@@ -12,6 +22,8 @@ async function main(): Promise<void> {
         kubeconfig: { type: 'string' },
         port: { type: 'string' },
         'data-dir': { type: 'string' },
+        // kube-controller-manager's flag: how long a node may go without a heartbeat (default 40s).
+        'node-monitor-grace-period': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -20,9 +32,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    console.log(
-      'Usage: control-plane --kubeconfig FILE [--port N] [--data-dir DIR]\n\nServes an embedded Kubernetes API on https://127.0.0.1.',
-    );
+    console.log(`${USAGE}\n\nServes an embedded Kubernetes API on https://127.0.0.1.`);
     return;
   }
   if (!values.kubeconfig) {
@@ -32,6 +42,14 @@ async function main(): Promise<void> {
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`error: --port must be a port number, got "${values.port}"`);
+    process.exit(2);
+  }
+  const grace = values['node-monitor-grace-period'];
+  const graceNs = grace === undefined ? undefined : parseDuration(grace);
+  if (grace !== undefined && (graceNs === undefined || graceNs <= 0n)) {
+    console.error(
+      `error: --node-monitor-grace-period must be a positive duration (e.g. 40s), got "${grace}"`,
+    );
     process.exit(2);
   }
   // Installed before the start and kept: a second signal (Ctrl-C reaches the whole process group,
@@ -46,7 +64,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  cp = await ControlPlane.start({ port, dataDir: values['data-dir'] });
+  cp = await ControlPlane.start({
+    port,
+    dataDir: values['data-dir'],
+    ...(graceNs === undefined ? {} : { nodeMonitorGracePeriodMs: Number(graceNs / 1_000_000n) }),
+  });
   cp.writeKubeconfig(values.kubeconfig);
   console.log(`control plane ready at ${cp.url} (kubeconfig ${values.kubeconfig})`);
 }

@@ -51,6 +51,11 @@ describe('control-plane command', () => {
     const port = run(['--kubeconfig', join(dir, 'x'), '--port', 'abc']);
     expect(await port.exited).toBe(2);
     expect(port.output().err).toContain('--port must be a port number, got "abc"');
+    const grace = run(['--kubeconfig', join(dir, 'x'), '--node-monitor-grace-period', '40']);
+    expect(await grace.exited).toBe(2);
+    expect(grace.output().err).toContain(
+      '--node-monitor-grace-period must be a positive duration (e.g. 40s), got "40"',
+    );
     const unknown = run(['--bogus']);
     expect(await unknown.exited).toBe(2);
     expect(unknown.output().err).toContain("Unknown option '--bogus'");

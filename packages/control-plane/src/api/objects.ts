@@ -255,12 +255,16 @@ export class ObjectService {
   ): Promise<KubeObject> {
     const ns = type.namespaced ? namespace : '';
     const subresource = options.subresource ?? '';
+    // A body is the request's own parse: the write may change it in place. Only a body without a
+    // resourceVersion is written again after a race, so only that one is kept as it came.
+    const bodyRV = 'body' in input ? input.body?.metadata?.resourceVersion : undefined;
+    const pristine = 'body' in input && !bodyRV ? clone(input.body) : undefined;
     for (let attempt = 0; ; attempt++) {
       const current = this.getEntry(type, ns, name);
       const old: KubeObject = await this.served(type, current.obj);
       let desired: KubeObject;
       if ('body' in input) {
-        desired = clone(input.body);
+        desired = pristine ? clone(pristine) : input.body;
         this.checkKind(type, desired);
         decodeBuiltin(type, desired, options);
         if (desired.metadata!.name && desired.metadata!.name !== name) {
@@ -353,9 +357,7 @@ export class ObjectService {
         return finished ? null : toStore;
       });
       if (raced) {
-        if ('body' in input && input.body.metadata?.resourceVersion) {
-          throw modified(type, name);
-        }
+        if (bodyRV) throw modified(type, name);
         if (attempt < MAX_INTERNAL_RETRIES) continue;
         throw modified(type, name);
       }

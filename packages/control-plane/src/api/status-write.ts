@@ -7,7 +7,8 @@ import type { KubeObject, ResourceType } from '../registry/types.ts';
  * through pods/status), except the owner references of a pod and the labels of a Deployment.
  */
 export function statusWrite(type: ResourceType, old: KubeObject, desired: KubeObject): KubeObject {
-  const next = structuredClone(old);
+  const { status: _replaced, ...kept } = old;
+  const next: KubeObject = structuredClone(kept);
   next.status = desired.status;
   if (next.status === undefined) delete next.status;
   if (type.crdName || !desired.metadata) return next;

@@ -1,9 +1,10 @@
 import { nowRFC3339 } from '../api/context.ts';
 import { ApiError, invalid, type StatusCause } from '../errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.ts';
+import { deepEqual } from '../util/deep-equal.ts';
 import { type FieldPath, FieldSet, pathString } from './field-set.ts';
 import { ssaTypeOf } from './types.ts';
-import { compare, merge, removeFields, toFieldSet } from './walk.ts';
+import { addedFieldsV1, compare, merge, removeFields, toFieldSet } from './walk.ts';
 
 /** One `metadata.managedFields` entry. */
 export interface ManagedFieldsEntry {
@@ -20,6 +21,25 @@ export interface ManagedFieldsEntry {
 interface Manager {
   entry: ManagedFieldsEntry;
   set: FieldSet;
+  /** The stored `fieldsV1` this set was read from, written back as it is while the set is unchanged. */
+  stored?: { set: FieldSet; fieldsV1: Record<string, any> };
+}
+
+/**
+ * Sets read from stored `fieldsV1` objects. A stored object is never changed and the next version
+ * of an object shares the `fieldsV1` of each manager whose fields did not change, so most writes
+ * read their managers' sets from here instead of parsing them again.
+ */
+const storedSets = new WeakMap<object, FieldSet>();
+
+function readFieldsV1(fieldsV1: unknown): FieldSet {
+  if (!fieldsV1 || typeof fieldsV1 !== 'object') return FieldSet.fromFieldsV1(fieldsV1);
+  let set = storedSets.get(fieldsV1);
+  if (!set) {
+    set = FieldSet.fromFieldsV1(fieldsV1);
+    storedSets.set(fieldsV1, set);
+  }
+  return set;
 }
 
 /** Metadata the field manager never tracks (kube-apiserver's stripped fields). */
@@ -64,7 +84,12 @@ function tracked(
   return out;
 }
 
-function decode(obj: KubeObject | undefined): Map<string, Manager> {
+/**
+ * The managers of an object's managedFields. `stored` (an object as the store holds it, whose
+ * entries this server wrote) lets unchanged entries keep their `fieldsV1` objects; a client's
+ * managedFields are always re-encoded.
+ */
+function decode(obj: KubeObject | undefined, stored: boolean): Map<string, Manager> {
   const managers = new Map<string, Manager>();
   for (const e of obj?.metadata?.managedFields ?? []) {
     if (!e?.manager && !e?.fieldsV1) continue;
@@ -72,7 +97,14 @@ function decode(obj: KubeObject | undefined): Map<string, Manager> {
     const ms = Date.parse(e.time);
     const time = Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const entry = { ...e, ...(time ? { time } : {}) };
-    managers.set(identify(entry), { entry, set: FieldSet.fromFieldsV1(e.fieldsV1) });
+    const set = stored ? readFieldsV1(e.fieldsV1) : FieldSet.fromFieldsV1(e.fieldsV1);
+    managers.set(identify(entry), {
+      entry,
+      set,
+      ...(stored && e.fieldsV1 && typeof e.fieldsV1 === 'object'
+        ? { stored: { set, fieldsV1: e.fieldsV1 } }
+        : {}),
+    });
   }
   return managers;
 }
@@ -81,13 +113,13 @@ function decode(obj: KubeObject | undefined): Map<string, Manager> {
 function encode(managers: Map<string, Manager>): ManagedFieldsEntry[] {
   const entries = [...managers.values()]
     .filter((m) => m.set.size > 0)
-    .map(({ entry: e, set }) => ({
+    .map(({ entry: e, set, stored }) => ({
       ...(e.manager ? { manager: e.manager } : {}),
       operation: e.operation,
       apiVersion: e.apiVersion,
       ...(e.time ? { time: e.time } : {}),
       fieldsType: 'FieldsV1' as const,
-      fieldsV1: set.toFieldsV1(),
+      fieldsV1: stored?.set === set ? stored.fieldsV1 : set.toFieldsV1(),
       ...(e.subresource ? { subresource: e.subresource } : {}),
     }));
   const key = (e: ManagedFieldsEntry) => [
@@ -117,6 +149,7 @@ function setEntry(
   managers.set(id, {
     entry: { ...entry, ...(time ? { time } : {}), fieldsType: 'FieldsV1', fieldsV1: {} },
     set,
+    ...(before?.stored ? { stored: before.stored } : {}),
   });
 }
 
@@ -132,9 +165,16 @@ export function recordUpdate(
   subresource: string,
 ): void {
   const given = next.metadata?.managedFields;
+  if (!old && !(Array.isArray(given) && given.length)) {
+    recordCreate(type, next, manager, subresource);
+    return;
+  }
   const reset =
     Array.isArray(given) && given.length > 0 && given.every((e) => !e || Object.keys(e).length === 0);
-  const managers = reset ? new Map() : decode(Array.isArray(given) && given.length ? next : old);
+  // A client that sends back the managedFields it read (a GET, then a PUT) sent the stored ones.
+  const fromClient =
+    Array.isArray(given) && given.length > 0 && !deepEqual(given, old?.metadata?.managedFields);
+  const managers = reset ? new Map() : decode(fromClient ? next : old, !fromClient);
   const t = ssaTypeOf(type);
   const diff = compare(tracked(type, old, subresource) ?? {}, tracked(type, next, subresource), t);
   const changed = diff.added.union(diff.modified);
@@ -154,6 +194,31 @@ export function recordUpdate(
   const encoded = encode(managers);
   if (encoded.length) next.metadata.managedFields = encoded;
   else delete next.metadata.managedFields;
+}
+
+/**
+ * `recordUpdate` of a create that brings no managedFields (the common write): one Update entry
+ * owning every field, its fieldsV1 built in one walk (kube-apiserver's result, at a fraction of the
+ * cost of the general path's field sets).
+ */
+function recordCreate(type: ResourceType, next: KubeObject, manager: string, subresource: string): void {
+  const fieldsV1 = addedFieldsV1(tracked(type, next, subresource), ssaTypeOf(type));
+  next.metadata ??= {};
+  if (Object.keys(fieldsV1).length === 0) {
+    delete next.metadata.managedFields;
+    return;
+  }
+  next.metadata.managedFields = [
+    {
+      ...(manager ? { manager } : {}),
+      operation: 'Update',
+      apiVersion: apiVersionOf(type),
+      time: nowRFC3339(),
+      fieldsType: 'FieldsV1',
+      fieldsV1,
+      ...(subresource ? { subresource } : {}),
+    },
+  ];
 }
 
 /** The 409 of conflicting managers, with kube-apiserver's message and causes. */
@@ -213,7 +278,7 @@ export function applyConfiguration(
     }
   } else if (type.statusSubresource) delete cfg.status;
   let next = merge(base, cfg, t) as KubeObject;
-  const managers = decode(live);
+  const managers = decode(live, true);
   const entry = {
     manager: req.manager,
     operation: 'Apply' as const,
@@ -258,7 +323,10 @@ export function fieldManagerRequired(): ApiError {
 /** The manager of an ordinary write: `?fieldManager=` or the User-Agent up to its first `/`. */
 export function managerOf(fieldManager: string | null, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
-  return [...String(userAgent ?? '').split('/')[0]!]
+  const head = String(userAgent ?? '').split('/')[0]!;
+  // The common case, printable ASCII within the limit, is the head as it is.
+  if (head.length <= 128 && /^[\x20-\x7e]*$/.test(head)) return head;
+  return [...head]
     .filter((c) => c >= ' ' && c !== '\u007f')
     .join('')
     .slice(0, 128);

@@ -7,7 +7,10 @@
 /** One path: its elements. */
 export type FieldPath = readonly string[];
 
-/** A set of field paths. */
+/**
+ * A set of field paths. A set is not changed once built (`insert` is for building it): the set
+ * operations return this set itself when nothing changes, so callers can tell by identity.
+ */
 export class FieldSet {
   private readonly paths = new Map<string, FieldPath>();
 
@@ -40,10 +43,20 @@ export class FieldSet {
     return out;
   }
 
+  /** Whether the two sets share no member (walks the smaller). */
+  private disjoint(other: FieldSet): boolean {
+    const [small, large] = this.size <= other.size ? [this, other] : [other, this];
+    for (const key of small.paths.keys()) if (large.paths.has(key)) return false;
+    return true;
+  }
+
   /** Members of this set or the other. */
   union(other: FieldSet): FieldSet {
-    if (other.size === 0) return this;
+    if (other.size === 0 || other === this) return this;
     if (this.size === 0) return other;
+    let subset = other.size <= this.size;
+    if (subset) for (const key of other.paths.keys()) if (!this.paths.has(key)) subset = false;
+    if (subset) return this;
     const out = this.filtered(() => true);
     for (const [key, path] of other.paths) out.paths.set(key, path);
     return out;
@@ -52,6 +65,8 @@ export class FieldSet {
   /** Members of this set not in the other. */
   difference(other: FieldSet): FieldSet {
     if (other.size === 0 || this.size === 0) return this;
+    if (other === this) return new FieldSet();
+    if (this.disjoint(other)) return this;
     return this.filtered((key) => !other.paths.has(key));
   }
 

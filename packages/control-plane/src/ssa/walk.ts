@@ -116,6 +116,53 @@ export function compare(lhs: unknown, rhs: unknown, t: SsaType): Comparison {
   return out;
 }
 
+/**
+ * The `fieldsV1` of what `compare(undefined, value)` reports as added, built directly (a create's
+ * managedFields): the same members, without path arrays, a FieldSet and its serialization.
+ * Empty when nothing is added.
+ */
+export function addedFieldsV1(value: unknown, t: SsaType): Record<string, any> {
+  // A node: its children by path element, and whether it is itself a member.
+  type Node = { children: Map<string, Node>; member: boolean };
+  const root: Node = { children: new Map(), member: false };
+  const child = (parent: Node, pe: string) => {
+    let n = parent.children.get(pe);
+    if (!n) {
+      n = { children: new Map(), member: false };
+      parent.children.set(pe, n);
+    }
+    return n;
+  };
+  const walk = (r: unknown, type: SsaType, node: Node, isRoot: boolean, implicit: boolean) => {
+    if (isLeaf(type, r) || isEmpty(r)) {
+      if (!isRoot) node.member = true;
+      return;
+    }
+    if (type.kind === 'list') {
+      const items = new Map<string, unknown>();
+      (r as unknown[]).forEach((item, i) => {
+        items.set(itemElement(type, item, i), item);
+      });
+      for (const [pe, item] of items) walk(item, type.elem, child(node, pe), false, false);
+    } else {
+      for (const [key, v] of Object.entries(r as Record<string, unknown>)) {
+        const c = childType(type, key);
+        walk(v, c.type, child(node, fieldElement(key)), false, c.implicit);
+      }
+    }
+    if (!isRoot && !implicit) node.member = true;
+  };
+  walk(value, t, root, true, false);
+  // toFieldsV1's form: `.` only on a member with children, path elements sorted.
+  const encode = (node: Node): Record<string, any> => {
+    const out: Record<string, any> = {};
+    if (node.member && node.children.size) out['.'] = {};
+    for (const pe of [...node.children.keys()].sort()) out[pe] = encode(node.children.get(pe)!);
+    return out;
+  };
+  return encode(root);
+}
+
 /** Applies a configuration onto a live value (structured-merge-diff's Merge: the configuration wins). */
 export function merge(live: unknown, config: unknown, t: SsaType): unknown {
   if (config === undefined) return live;

@@ -242,22 +242,31 @@ export class ImagePullJobReconciler {
     return undefined;
   }
 
+  /**
+   * Puts the job's tag on one NodeImage. The first attempt starts from the cached copy (no GET: at
+   * 10,000 nodes that is 10,000 reads per job); a stale copy fails on its resourceVersion, and each
+   * retry reads the server's.
+   */
   private async syncNodeImage(
     name: string,
     job: ImagePullJob,
     image: { name: string; tag: string },
     secretRefs: { namespace?: string; name?: string; mode?: string }[],
   ): Promise<void> {
+    let cached = this.d.nodeImages.get(name);
     await retryOnConflict(async () => {
       let ni: NodeImage;
       try {
-        ni = await this.d.client.get<NodeImage>(Resources.NodeImage, undefined, name);
+        ni = cached
+          ? structuredClone(cached)
+          : await this.d.client.get<NodeImage>(Resources.NodeImage, undefined, name);
+        cached = undefined;
+        if (!applyJobTag(ni, job, image, secretRefs, this.d.settings)) return;
+        await this.d.client.update(Resources.NodeImage, ni);
       } catch (err) {
         if (isNotFound(err)) return;
         throw err;
       }
-      if (!applyJobTag(ni, job, image, secretRefs, this.d.settings)) return;
-      await this.d.client.update(Resources.NodeImage, ni);
     });
   }
 
