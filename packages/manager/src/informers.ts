@@ -1,4 +1,5 @@
-import { type Informer, type Manager, Resources } from '@kruise/runtime';
+import type { NodeImage } from '@kruise/api';
+import { type Informer, type Manager, Resources, withoutManagedFields } from '@kruise/runtime';
 import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
 import {
   CONTAINER_LAUNCH_BARRIER_ENV,
@@ -117,4 +118,15 @@ export function trimmedPods(manager: Manager): Informer<Pod> {
 /** The manager's shared Node informer, trimmed to labels and the Ready condition. */
 export function trimmedNodes(manager: Manager): Informer<Node> {
   return manager.informers.informerFor<Node>({ resource: Resources.Node, transform: trimNode });
+}
+
+/**
+ * The manager's shared NodeImage informer, without managedFields (each NodeImage's is about as
+ * large as its spec, and the ImagePullJob controller copies a cached NodeImage for every tag it writes).
+ */
+export function trimmedNodeImages(manager: Manager): Informer<NodeImage> {
+  return manager.informers.informerFor<NodeImage>({
+    resource: Resources.NodeImage,
+    transform: withoutManagedFields,
+  });
 }

@@ -16,6 +16,7 @@ export * from './http/probe-server.ts';
 export * from './informer/factory.ts';
 export * from './informer/indexer.ts';
 export * from './informer/informer.ts';
+export * from './informer/trim.ts';
 export * from './informer/watch-stream.ts';
 export * from './kube/client.ts';
 export { withConnectionReuse } from './kube/connection-reuse.ts';

@@ -7,6 +7,7 @@ import {
   type KubeClient,
   type KubeObject,
   Resources,
+  withoutManagedFields,
 } from '../src/index.ts';
 import { eventually, sleep, startEnv } from './env.ts';
 
@@ -142,6 +143,39 @@ describe('Informer', () => {
     await informer.waitForSync();
     await sleep(50);
     expect(informer.list().map((p) => p.metadata?.name)).toEqual(['on-n3']);
+    await informer.stop();
+  });
+});
+
+describe('withoutManagedFields (a cache trim)', () => {
+  it('caches objects without managedFields, and a write from a cached copy keeps the stored ones', async () => {
+    await client.create(Resources.ConfigMap, {
+      metadata: { name: 'trimmed', namespace: 'inf', labels: { a: '1' } },
+      data: { k: 'v' },
+    });
+    const informer = new Informer<KubeObject>(client, {
+      resource: Resources.ConfigMap,
+      namespace: 'inf',
+      transform: withoutManagedFields,
+    });
+    informer.start();
+    await informer.waitForSync();
+    const cached = informer.get('inf/trimmed')!;
+    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.metadata?.labels).toEqual({ a: '1' });
+    expect(cached.data).toEqual({ k: 'v' });
+    const stored = await client.get(Resources.ConfigMap, 'inf', 'trimmed');
+    expect(stored.metadata?.managedFields?.length).toBeGreaterThan(0);
+    const written = await client.update(Resources.ConfigMap, {
+      ...structuredClone(cached),
+      data: { k: 'w' },
+    });
+    // The creator still owns the label; the writer of the cached copy now owns data.k.
+    const managers = (written.metadata?.managedFields ?? []).map((e: any) => e.fieldsV1);
+    expect(managers.some((f: any) => f['f:metadata']?.['f:labels']?.['f:a'])).toBe(true);
+    expect(managers.some((f: any) => f['f:data']?.['f:k'])).toBe(true);
+    await eventually(() => informer.get('inf/trimmed')?.data?.k === 'w');
+    expect(informer.get('inf/trimmed')?.metadata?.managedFields).toBeUndefined();
     await informer.stop();
   });
 });

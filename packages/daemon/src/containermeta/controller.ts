@@ -4,6 +4,7 @@ import { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { ResourceVersionExpectations } from '@kruise/runtime/expectations/resource-version';
 import { Informer } from '@kruise/runtime/informer/informer';
+import { withoutManagedFields } from '@kruise/runtime/informer/trim';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { isNotFound } from '@kruise/runtime/kube/errors';
 import { Resources } from '@kruise/runtime/kube/resources';
@@ -65,6 +66,7 @@ export class ContainerMetaController {
       resource: Resources.Pod,
       fieldSelector: `spec.nodeName=${deps.node}`,
       logger: deps.log,
+      transform: withoutManagedFields,
     });
     this.expected = new ResourceVersionExpectations({
       controller: CONTROLLER,

@@ -20,6 +20,7 @@ import { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { ResourceVersionExpectations } from '@kruise/runtime/expectations/resource-version';
 import { Informer } from '@kruise/runtime/informer/informer';
+import { withoutManagedFields } from '@kruise/runtime/informer/trim';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { isConflict, isNotFound } from '@kruise/runtime/kube/errors';
 import { Resources } from '@kruise/runtime/kube/resources';
@@ -82,6 +83,7 @@ export class CrrExecutor {
       resource: Resources.ContainerRecreateRequest,
       labelSelector: `${CRR_NODE_NAME_LABEL}=${deps.node},${CRR_ACTIVE_LABEL}=true`,
       logger: deps.log,
+      transform: withoutManagedFields,
     });
     this.informer.addIndex(BY_POD, (c) => [`${c.metadata?.namespace}/${c.spec?.podName ?? ''}`]);
     this.controller = new Controller({

@@ -2,6 +2,7 @@ import type { ImageSpec, ImageTagSpec, NodeImage } from '@kruise/api';
 import { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { Informer } from '@kruise/runtime/informer/informer';
+import { withoutManagedFields } from '@kruise/runtime/informer/trim';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { Resources } from '@kruise/runtime/kube/resources';
 import type { Logger } from '@kruise/runtime/log/logger';
@@ -60,6 +61,7 @@ export class ImagePuller {
       resource: Resources.NodeImage,
       fieldSelector: `metadata.name=${options.node}`,
       logger: options.log,
+      transform: withoutManagedFields,
     });
     this.credentials = new PullCredentials(options.client, options.log, options.configNamespace);
     this.events = new PullEvents(options.recorder);

@@ -22,7 +22,7 @@ import {
   ScaleExpectations,
 } from '@kruise/runtime';
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
-import { trimmedPods } from '../../informers.ts';
+import { trimmedNodeImages, trimmedPods } from '../../informers.ts';
 import type { AddOptions } from '../add-options.ts';
 import {
   changedImageTags,
@@ -54,7 +54,7 @@ const SYNC_CONCURRENCY = 16;
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
   const f = manager.informers;
   const jobs = f.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
-  const nodeImages = f.informerFor<NodeImage>({ resource: Resources.NodeImage });
+  const nodeImages = trimmedNodeImages(manager);
   const pods = trimmedPods(manager);
   const secrets = f.informerFor<Secret>({ resource: Resources.Secret });
   const configNamespace = flags.daemonConfigNamespace;

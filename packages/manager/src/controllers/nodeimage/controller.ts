@@ -20,7 +20,7 @@ import {
   requestFor,
 } from '@kruise/runtime';
 import type { Node } from 'kubernetes-types/core/v1.js';
-import { trimmedNodes } from '../../informers.ts';
+import { trimmedNodeImages, trimmedNodes } from '../../informers.ts';
 import type { AddOptions } from '../add-options.ts';
 import { specPass } from './spec-pass.ts';
 import { statusPass } from './status-pass.ts';
@@ -44,7 +44,7 @@ const atLeast3s = (ms: number) => (ms < 3000 ? 3000 + Math.floor(Math.random() *
  */
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
   const nodes = trimmedNodes(manager);
-  const nodeImages = manager.informers.informerFor<NodeImage>({ resource: Resources.NodeImage });
+  const nodeImages = trimmedNodeImages(manager);
   const jobs = manager.informers.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
   nodeImages.addIndex(BY_OWNER, (ni) => {
     const uids: string[] = [];
