@@ -1,7 +1,7 @@
 import { KubeClient } from '@kruise/runtime/kube/client';
 import type { Command, CommandContext } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
-import { formatError } from './errors.ts';
+import { ExitCode, formatError } from './errors.ts';
 import { checkRequired, describeFlags, parseArgs } from './flags.ts';
 import { connectionFlags, GLOBAL_FLAGS } from './global-flags.ts';
 import { type Connection, resolveConnection } from './kubeconfig.ts';
@@ -117,6 +117,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     await command.run(ctx);
     return 0;
   } catch (err) {
+    if (err instanceof ExitCode) return err.code;
     io.err(formatError(err, commandPath, connection?.access.server));
     return 1;
   } finally {

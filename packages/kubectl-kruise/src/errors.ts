@@ -10,6 +10,16 @@ export class PlainError extends Error {
   override name = 'PlainError';
 }
 
+/** Ends a run with this exit code and nothing printed (what `exec` passes on from kubectl). */
+export class ExitCode extends Error {
+  override name = 'ExitCode';
+  readonly code: number;
+  constructor(code: number) {
+    super(`exit code ${code}`);
+    this.code = code;
+  }
+}
+
 /** Node's network error codes that mean the API server could not be reached. */
 const REFUSED = new Set(['ECONNREFUSED']);
 

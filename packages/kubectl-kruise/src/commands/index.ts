@@ -1,5 +1,7 @@
 import type { Command } from '../command.ts';
 import { createContainerRecreateRequest } from './create-container-recreate-request.ts';
+import { exec } from './exec.ts';
+import { migrate } from './migrate.ts';
 import { rolloutHistory } from './rollout-history.ts';
 import { rolloutPause, rolloutResume } from './rollout-pause.ts';
 import { rolloutRestart } from './rollout-restart.ts';
@@ -18,6 +20,8 @@ import { setServiceAccount } from './set-serviceaccount.ts';
  */
 export const COMMANDS: readonly Command[] = [
   createContainerRecreateRequest,
+  exec,
+  migrate,
   rolloutHistory,
   rolloutPause,
   rolloutRestart,

@@ -1,0 +1,133 @@
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { type KubeObject, Resources } from '@kruise/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PluginRunner, pluginRunner } from '../../packages/kubectl-kruise/test/plugin-env.ts';
+import { kubectlPath } from '../support/kube-tools.ts';
+import { LOOP, type System, startSystem, until } from './env.ts';
+
+/**
+ * `kubectl kruise exec` and `create ContainerRecreateRequest` on a real node: the real kubectl
+ * runs the plugin from PATH against the control plane, kruise-manager, kruise-daemon and a local
+ * node on containerd; containers really restart inside the same pods.
+ */
+const NODE = 'kruise-cli-node';
+let sys: System;
+let plugin: PluginRunner;
+beforeAll(async () => {
+  sys = await startSystem(NODE);
+  plugin = pluginRunner(sys.cp);
+  // `exec` hands over to kubectl: the pinned one is the `kubectl` on the plugin's PATH
+  symlinkSync(kubectlPath(), join(plugin.dir, 'bin', 'kubectl'));
+}, 120_000);
+afterAll(async () => {
+  plugin?.dispose();
+  await sys?.stop();
+});
+
+const ready = (p: KubeObject) =>
+  p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') === true;
+const pods = async (app: string) =>
+  (await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${app}` })).items
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .sort((a, b) => a.metadata!.name.localeCompare(b.metadata!.name));
+const restarts = (p: KubeObject) =>
+  Object.fromEntries(p.status!.containerStatuses!.map((s: any) => [s.name, s.restartCount]));
+
+const cloneSet = (name: string, replicas: number, maxUnavailable: number | string, container: object) => ({
+  metadata: { name, namespace: 'default' },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    updateStrategy: { maxUnavailable },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { terminationGracePeriodSeconds: 1, ...container },
+    },
+  },
+});
+
+/** The fleet: a CloneSet of 4 two-container pods, maxUnavailable 50%. */
+beforeAll(async () => {
+  await sys.client.create(
+    Resources.CloneSet,
+    cloneSet('fleet', 4, '50%', {
+      containers: ['app', 'side'].map((name) => ({
+        name,
+        image: `${sys.registry}/busybox:v1`,
+        command: LOOP,
+      })),
+    }),
+  );
+  await until(async () => {
+    const p = await pods('fleet');
+    return p.length === 4 && p.every(ready) ? p : undefined;
+  }, 60_000);
+}, 90_000);
+
+describe('kubectl kruise exec and create ContainerRecreateRequest', () => {
+  beforeAll(async () => {
+    await sys.client.create(Resources.Pod, {
+      metadata: {
+        name: 'hot',
+        namespace: 'default',
+        annotations: { 'kruise.io/sidecarset-working-hotupgrade-container': '{"sidecar":"sidecar-2"}' },
+      },
+      spec: {
+        nodeName: NODE,
+        terminationGracePeriodSeconds: 1,
+        containers: ['app', 'sidecar-1', 'sidecar-2'].map((name) => ({
+          name,
+          image: `${sys.registry}/busybox:v1`,
+          command: LOOP,
+          env: [{ name: 'WHO', value: name }],
+        })),
+      },
+    });
+    await until(async () => ready(await sys.client.get(Resources.Pod, 'default', 'hot')), 60_000);
+  });
+
+  it('-S enters the working copy of a hot-upgrade sidecar; the exit code is the command’s', async () => {
+    const sidecar = await plugin.kruise(['exec', 'hot', '-S', 'sidecar', '--', 'sh', '-c', 'echo $WHO']);
+    expect(sidecar).toMatchObject({
+      code: 0,
+      out: 'sidecar-2\n',
+      err: 'Enter working container sidecar-2 of SidecarSet.\n',
+    });
+    const app = await plugin.kruise(['exec', 'pod/hot', '-c', 'app', '--', 'sh', '-c', 'echo $WHO; exit 3']);
+    expect(app).toMatchObject({ code: 3, out: 'app\n', err: 'command terminated with exit code 3\n' });
+    const first = await plugin.kruise(['exec', 'cloneset/fleet', '-c', 'side', '--', 'sh', '-c', 'echo ok']);
+    expect(first).toMatchObject({ code: 0, out: 'ok\n' });
+    expect(await plugin.kruise(['exec', 'hot'])).toMatchObject({
+      code: 1,
+      err: 'error: you must specify at least one command for the container\n',
+    });
+  });
+
+  it('create ContainerRecreateRequest restarts the named container of the pod, and only it', async () => {
+    const r = await plugin.kruise([
+      'create',
+      'ContainerRecreateRequest',
+      'hot-app',
+      '--pod=hot',
+      '--containers=app',
+      '--unreadyGracePeriodSeconds=0',
+      '-m',
+      '1',
+    ]);
+    expect(r).toMatchObject({
+      code: 0,
+      out: 'containerrecreaterequest.apps.kruise.io/hot-app created\n',
+      err: '',
+    });
+    const done = await until(async () => {
+      const c = await sys.client.get(Resources.ContainerRecreateRequest, 'default', 'hot-app');
+      return c.status?.phase === 'Completed' ? c : undefined;
+    }, 60_000);
+    expect(done.status.containerRecreateStates).toEqual([
+      { name: 'app', phase: 'Succeeded', isKilled: true },
+    ]);
+    const pod = await sys.client.get(Resources.Pod, 'default', 'hot');
+    expect(restarts(pod)).toEqual({ app: 1, 'sidecar-1': 0, 'sidecar-2': 0 });
+  });
+});
