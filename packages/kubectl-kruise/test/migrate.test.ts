@@ -11,6 +11,18 @@ import { Deployments } from '../src/migrate/migrate.ts';
 import { type PluginRunner, pluginRunner } from './plugin-env.ts';
 
 let env: CloneSetEnv;
+/** `migrate CloneSet --from Deployment -n default --src-name web …`. */
+const migrateWeb = (...rest: string[]) => [
+  'migrate',
+  'CloneSet',
+  '--from',
+  'Deployment',
+  '-n',
+  'default',
+  '--src-name',
+  'web',
+  ...rest,
+];
 let plugin: PluginRunner;
 
 const deployment = (name: string, replicas: number) => ({
@@ -39,19 +51,7 @@ afterAll(async () => {
 
 describe('kubectl kruise migrate CloneSet --from Deployment', () => {
   it('--create makes a CloneSet from the Deployment with 0 replicas; --copy takes its replicas', async () => {
-    const r = await plugin.kruise([
-      'migrate',
-      'CloneSet',
-      '--from',
-      'Deployment',
-      '-n',
-      'default',
-      '--src-name',
-      'web',
-      '--dst-name',
-      'web-cs',
-      '--create',
-    ]);
+    const r = await plugin.kruise(migrateWeb('--dst-name', 'web-cs', '--create'));
     expect(r).toMatchObject({
       code: 0,
       err: '',
@@ -77,19 +77,7 @@ describe('kubectl kruise migrate CloneSet --from Deployment', () => {
     expect(copy.code).toBe(0);
     expect((await env.client.get(Resources.CloneSet, 'default', 'web-copy')).spec.replicas).toBe(3);
     await env.client.delete(Resources.CloneSet, 'default', 'web-copy');
-    const again = await plugin.kruise([
-      'migrate',
-      'CloneSet',
-      '--from',
-      'Deployment',
-      '-n',
-      'default',
-      '--src-name',
-      'web',
-      '--dst-name',
-      'web-cs',
-      '--create',
-    ]);
+    const again = await plugin.kruise(migrateWeb('--dst-name', 'web-cs', '--create'));
     expect(again).toMatchObject({ code: 1, err: 'error: cloneset default/web-cs already exists\n' });
   });
 
@@ -113,20 +101,9 @@ describe('kubectl kruise migrate CloneSet --from Deployment', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    const r = await plugin.kruise([
-      'migrate',
-      'CloneSet',
-      '--from',
-      'Deployment',
-      '-n',
-      'default',
-      '--src-name',
-      'web',
-      '--dst-name',
-      'web-cs',
-      '--max-surge=2',
-      '--timeout-seconds=40',
-    ]);
+    const r = await plugin.kruise(
+      migrateWeb('--dst-name', 'web-cs', '--max-surge=2', '--timeout-seconds=40'),
+    );
     playing = false;
     await controllers;
     expect(r.err).toBe('');

@@ -72,7 +72,7 @@ Examples:
       src,
       dst,
       ...(replicas >= 0 ? { replicas } : {}),
-      maxSurge: maxSurge >= 1 ? maxSurge : 1,
+      maxSurge: Math.max(maxSurge, 1),
       ...(timeout > 0 ? { timeoutSeconds: timeout } : {}),
       out: (line) => ctx.out(`${line}\n`),
       signal: ctx.signal,
