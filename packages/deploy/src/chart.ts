@@ -1,4 +1,4 @@
-import { GENERATED_HEADER, renderCrdFiles } from '@kruise/api/schemas';
+import { renderCrdFiles } from '@kruise/api/schemas';
 import { parse, stringify } from 'yaml';
 import { ChartSource, conditional, templateCondition } from './chart-template.ts';
 import { renderValuesSchema, renderValuesYaml, valuesTable } from './chart-values.ts';
@@ -47,7 +47,7 @@ kruise-manager ({{ .Values.manager.replicas }} replicas) serves the webhooks onc
 The CRDs stay when the release is uninstalled (helm.sh/resource-policy: keep).
 `;
 
-const readme = () => `<!-- ${GENERATED_HEADER.slice(2).trim()} -->
+const readme = () => `<!-- ${HEADER.slice(2).trim()} -->
 # kruise
 
 The Helm chart of Kruise for Node.js, rendered by \`pnpm generate\` from \`packages/deploy\` (the
