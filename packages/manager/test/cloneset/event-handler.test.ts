@@ -151,6 +151,8 @@ describe.each([
   });
 
   it('an in-place update still completes (the event that finishes the containers is kept)', async () => {
+    // every pod Ready again first (the fake kubelet's status write would race the update's)
+    await statusWhen(env.client, 'owner', (s) => s.availableReplicas === 2);
     const uids = (await podsOf(env.client, 'owner')).map((p) => p.metadata!.uid).sort();
     await setImage(env.client, 'owner', 'busybox:v2');
     await statusWhen(env.client, 'owner', (s) => s.updatedAvailableReplicas === 2 && s.updatedReplicas === 2);

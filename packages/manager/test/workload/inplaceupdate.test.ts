@@ -1,4 +1,5 @@
 import { deepHashJsonBytes, expectedEnvFromMetadataHash } from '@kruise/api';
+import { ConflictError } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Container, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
@@ -378,6 +379,31 @@ function podStore(initial: Pod) {
   return { access, writes, current: () => stored };
 }
 
+/** `podStore` whose writes fail with 409 on a stale resourceVersion, counting reads. */
+function checkedPodStore(initial: Pod) {
+  const store = podStore(initial);
+  let gets = 0;
+  const check = (p: Pod) => {
+    if (p.metadata?.resourceVersion !== store.current().metadata?.resourceVersion)
+      throw new ConflictError(409, { reason: 'Conflict', message: 'the object has been modified' });
+  };
+  const access: PodAccess = {
+    get: async (ns, name) => {
+      gets++;
+      return store.access.get(ns, name);
+    },
+    update: async (p) => {
+      check(p);
+      return store.access.update(p);
+    },
+    updateStatus: async (p) => {
+      check(p);
+      return store.access.updateStatus(p);
+    },
+  };
+  return { ...store, access, gets: () => gets };
+}
+
 describe('in-place update flow', () => {
   const oldRev = revision(template([{ name: 'main', image: 'busybox:v1' }]));
   const newRev = revision(template([{ name: 'main', image: 'busybox:v2' }]));
@@ -409,6 +435,21 @@ describe('in-place update flow', () => {
       updateImages: true,
       lastContainerStatuses: { main: { imageID: 'sha256:main-v1' } },
     });
+  });
+
+  it('writes from the pod it is given (no read while that is current) and reads again after a conflict', async () => {
+    const store = checkedPodStore(runningPod([{ name: 'main', image: 'busybox:v1' }]));
+    const control = new InPlaceUpdateControl(store.access, () => Date.parse('2026-01-01T00:00:00Z'));
+    const cached = store.current();
+    await control.update(cached, oldRev, newRev, opts());
+    expect(store.gets()).toBe(0);
+    expect(store.writes).toEqual(['status', 'update']);
+    expect(store.current().spec!.containers[0]!.image).toBe('busybox:v2');
+    // a stale copy (the cache not caught up yet): the first write conflicts, the retry reads
+    await control.update(cached, newRev, oldRev, opts());
+    expect(store.gets()).toBe(1);
+    expect(store.current().spec!.containers[0]!.image).toBe('busybox:v1');
+    expect(store.current().metadata!.labels!['controller-revision-hash']).toBe(oldRev.metadata!.name);
   });
 
   it('holds the change in the grace annotation, applies it once the grace period is over, then flips the condition back', async () => {

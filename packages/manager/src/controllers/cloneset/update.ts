@@ -19,6 +19,25 @@ import { type PodControls, patchPodLabels } from './pod-controls.ts';
 import { message } from './scale.ts';
 import { limitUpdates, nextLifecycleState, sortUpdateCandidates, updateCandidates } from './update-plan.ts';
 
+/** How many pods one reconcile writes at once (an in-place update is two API writes per pod). */
+const POD_WRITES_AT_ONCE = 16;
+
+/**
+ * `fn` over every pod, a chunk of pods at a time, results in order. Upstream goes pod by pod; the
+ * writes of different pods do not depend on each other, so a chunk goes out together. As in
+ * upstream's loop, the first failure is thrown and nothing after its chunk is started.
+ */
+async function inChunks<T>(pods: Pod[], fn: (pod: Pod) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < pods.length; i += POD_WRITES_AT_ONCE) {
+    const results = await Promise.allSettled(pods.slice(i, i + POD_WRITES_AT_ONCE).map(fn));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const r of results) if (r.status === 'fulfilled') out.push(r.value);
+  }
+  return out;
+}
+
 /** The in-place update options of a CloneSet (upstream's GetUpdateOptions with defaults). */
 export function inPlaceOptions(
   cs: CloneSet,
@@ -65,12 +84,12 @@ export class UpdateControl {
   ): Promise<void> {
     if (cs.spec?.updateStrategy?.type === 'OnDelete') return;
     const updateName = update.metadata?.name ?? '';
-    let modified = false;
-    for (const pod of pods) {
-      if (await this.refreshPodState(cs, pod, updateName, requeue)) modified = true;
-      if (await this.fixPodTemplateHash(pod)) modified = true;
-    }
-    if (modified || cs.spec?.updateStrategy?.paused) return;
+    const touched = await inChunks(pods, async (pod) => {
+      const refreshed = await this.refreshPodState(cs, pod, updateName, requeue);
+      const fixed = await this.fixPodTemplateHash(pod);
+      return refreshed || fixed;
+    });
+    if (touched.some(Boolean) || cs.spec?.updateStrategy?.paused) return;
 
     const now = this.d.now();
     const diffs = calculateDiffs(cs, pods, {
@@ -87,7 +106,8 @@ export class UpdateControl {
     const chosen = limitUpdates(sorted, pods, diffs, target.metadata?.name ?? '', (p) =>
       isPodAvailable(p, minReady, now),
     );
-    for (const pod of chosen) requeue.push(await this.updatePod(cs, target, revisions, pod));
+    for (const delay of await inChunks(chosen, (pod) => this.updatePod(cs, target, revisions, pod)))
+      requeue.push(delay);
   }
 
   /** Moves an in-place update along and the pod's lifecycle state; true when a lifecycle label was written. */

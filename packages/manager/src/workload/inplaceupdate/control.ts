@@ -103,18 +103,18 @@ export class InPlaceUpdateControl {
   ): Promise<UpdateResult> {
     const spec = this.calculate(oldRevision, newRevision, opts);
     if (!spec) return { inPlace: false };
-    if (needsUnready(pod, spec, opts)) {
-      await retryOnConflict(async () => {
-        const fresh = await this.get(pod);
-        await this.writeCondition(fresh, {
-          type: INPLACE_UPDATE_READY,
-          status: 'False',
-          reason: START_INPLACE_UPDATE_REASON,
-          lastTransitionTime: kubeTime(this.now()),
-        });
-      });
-    }
-    const newResourceVersion = await this.start(pod, spec, opts);
+    // the status write returns the stored pod: the update below starts from it, not from a read
+    const marked = needsUnready(pod, spec, opts)
+      ? await this.onLatest(pod, (fresh) =>
+          this.writeCondition(fresh, {
+            type: INPLACE_UPDATE_READY,
+            status: 'False',
+            reason: START_INPLACE_UPDATE_REASON,
+            lastTransitionTime: kubeTime(this.now()),
+          }),
+        )
+      : pod;
+    const newResourceVersion = await this.start(marked, spec, opts);
     return {
       inPlace: true,
       newResourceVersion,
@@ -125,8 +125,8 @@ export class InPlaceUpdateControl {
   }
 
   private async start(pod: Pod, spec: UpdateSpec, opts: InPlaceUpdateOptions): Promise<string | undefined> {
-    return retryOnConflict(async () => {
-      let clone = await this.get(pod);
+    return this.onLatest(pod, async (latest) => {
+      let clone = latest;
       clone.metadata ??= {};
       clone.metadata.labels ??= {};
       writeRevisionHash(clone.metadata.labels, spec.revision, opts.shortHash === true);
@@ -187,9 +187,9 @@ export class InPlaceUpdateControl {
 
   private async finishGracePeriod(pod: Pod, opts: InPlaceUpdateOptions): Promise<{ delayMs?: number }> {
     let delayMs: number | undefined;
-    await retryOnConflict(async () => {
+    await this.onLatest(pod, async (latest) => {
       delayMs = undefined;
-      let clone = await this.get(pod);
+      let clone = latest;
       const spec = readGraceSpec(clone);
       if (!spec) return;
       const state = readState(clone);
@@ -220,9 +220,8 @@ export class InPlaceUpdateControl {
     opts: InPlaceUpdateOptions,
   ): Promise<boolean> {
     let updated = false;
-    await retryOnConflict(async () => {
+    await this.onLatest(pod, async (clone) => {
       updated = false;
-      const clone = await this.get(pod);
       if (
         !Object.keys(state.nextContainerImages ?? {}).length &&
         !Object.keys(state.nextContainerRefMetadata ?? {}).length
@@ -245,15 +244,25 @@ export class InPlaceUpdateControl {
     return updated;
   }
 
-  private get(pod: Pod): Promise<Pod> {
-    return this.pods.get(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
+  /**
+   * Runs `write` on a copy of `pod` as the caller has it (a workload's pods come from the informer
+   * cache, as upstream's reads do), and on a fresh read after each conflict: a current copy costs
+   * no GET, a stale one fails on its resourceVersion and is read again.
+   */
+  private onLatest<T>(pod: Pod, write: (latest: Pod) => Promise<T>): Promise<T> {
+    let copy: Pod | undefined = structuredClone(pod);
+    return retryOnConflict(async () => {
+      const latest = copy ?? (await this.pods.get(pod.metadata?.namespace ?? '', pod.metadata?.name ?? ''));
+      copy = undefined;
+      return write(latest);
+    });
   }
 
-  /** Sets a condition (recomputing Ready when it is False) and writes the status. */
-  private async writeCondition(pod: Pod, condition: PodCondition): Promise<void> {
+  /** Sets a condition (recomputing Ready when it is False) and writes the status; returns the stored pod. */
+  private writeCondition(pod: Pod, condition: PodCondition): Promise<Pod> {
     setPodCondition(pod, condition);
     if (condition.status === 'False') recomputeReadyCondition(pod, kubeTime(this.now()));
-    await this.pods.updateStatus(pod);
+    return this.pods.updateStatus(pod);
   }
 }
 
