@@ -211,6 +211,7 @@ export class LocalNode {
         const sig = (byPod.get(uid) ?? []).sort().join(',');
         if (this.signatures.get(uid) !== sig) {
           this.signatures.set(uid, sig);
+          this.runner?.invalidate(uid);
           this.controller.enqueue(key);
         }
       }

@@ -136,8 +136,25 @@ export class PodRunner {
     }
   >();
 
+  /**
+   * Per pod UID: its sandbox and containers as a sync last read them (kubelet's PLEG cache), and
+   * the epoch they were read in. A sync whose pod's containers did not change since reads nothing
+   * from the runtime (a pod update such as a readiness-gate condition only recomputes the status);
+   * the relist bumps the epoch when it sees them change (`invalidate`).
+   */
+  private readonly views = new Map<
+    string,
+    { epoch: number; sandboxId: string; history: Map<string, RuntimeContainer[]> }
+  >();
+  private readonly epochs = new Map<string, number>();
+
   constructor(deps: PodRunnerDeps) {
     this.d = deps;
+  }
+
+  /** The relist saw the pod's containers change: its next sync reads the runtime again. */
+  invalidate(uid: string): void {
+    this.epochs.set(uid, (this.epochs.get(uid) ?? 0) + 1);
   }
 
   private mem(pod: BoundPod) {
@@ -464,9 +481,14 @@ export class PodRunner {
       this.event(pod, 'Warning', 'FailedMount', (err as Error).message);
       steps.push({ waitMs: this.d.retryMs ?? 5000, acted: false });
     }
-    const sandboxId = await this.sandbox(pod);
+    const epoch = this.epochs.get(pod.metadata.uid) ?? 0;
+    const cached = this.views.get(pod.metadata.uid);
+    // taken, not shared: a sync that fails half-way leaves the next one to read the runtime
+    this.views.delete(pod.metadata.uid);
+    const fresh = cached?.epoch === epoch ? cached : undefined;
+    const sandboxId = fresh?.sandboxId ?? (await this.sandbox(pod));
     const policy = pod.spec.restartPolicy ?? 'Always';
-    let history = await this.containers(pod.metadata.uid);
+    let history = fresh?.history ?? (await this.containers(pod.metadata.uid));
     let initialized = true;
     for (const ic of pod.spec.initContainers ?? []) {
       if (!mounted) break;
@@ -490,6 +512,8 @@ export class PodRunner {
         steps.push(await this.step(pod, c, history.get(c.name), sandboxId, policy));
     // Read the runtime again only when a step changed it.
     if (steps.some((x) => x.acted)) history = await this.containers(pod.metadata.uid);
+    // kept under the epoch it was read in: a change the relist saw meanwhile leaves it unused
+    this.views.set(pod.metadata.uid, { epoch, sandboxId, history });
     this.d.prober.update(
       pod.metadata.uid,
       (pod.spec.containers ?? []).flatMap((spec) => {
@@ -619,6 +643,8 @@ export class PodRunner {
       await this.d.cri.removePodSandbox(s.id).catch(() => undefined);
     }
     this.memory.delete(uid);
+    this.views.delete(uid);
+    this.epochs.delete(uid);
     this.d.prober.forgetPod(uid);
     this.d.volumes.tearDown(uid);
     this.d.backoff.forgetPod(uid);
