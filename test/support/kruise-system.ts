@@ -46,7 +46,9 @@ export async function startKruiseSystem(
   const client = KubeClient.fromString(cp.kubeconfig());
   const programs: Partial<Pick<KruiseSystem, 'manager' | 'localNode' | 'daemon'>> = {};
   const stop = async () => {
-    // Pods first, through the local node, so no container outlives the system.
+    // The manager first, so no workload replaces the pods deleted next; then the pods, through
+    // the local node, so no container outlives the system.
+    await programs.manager?.stop();
     const pods = await client.list(Resources.Pod).catch(() => ({ items: [] as KubeObject[] }));
     await Promise.all(
       pods.items
