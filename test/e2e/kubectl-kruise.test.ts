@@ -1,5 +1,6 @@
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PluginRunner, pluginRunner } from '../../packages/kubectl-kruise/test/plugin-env.ts';
@@ -129,5 +130,70 @@ describe('kubectl kruise exec and create ContainerRecreateRequest', () => {
     ]);
     const pod = await sys.client.get(Resources.Pod, 'default', 'hot');
     expect(restarts(pod)).toEqual({ app: 1, 'sidecar-1': 0, 'sidecar-2': 0 });
+  });
+});
+
+/**
+ * `kubectl kruise set image` sends only the image change, so the CloneSet updates its pods in place
+ * on containerd (same pod UIDs, one container restart); `rollout status` follows that update to its
+ * end, and `rollout undo` goes back the same way.
+ */
+const image = (tag: string) => `${sys.registry}/busybox:${tag}`;
+const setImagePods = async () =>
+  (
+    (await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=setimage' }))
+      .items as KubeObject[]
+  )
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+/** Waits until the CloneSet observed its generation and every pod runs `tag`, ready. */
+const allAt = (tag: string) =>
+  until(async () => {
+    const cs = (await sys.client.get(Resources.CloneSet, 'default', 'setimage')) as CloneSet & KubeObject;
+    if (cs.status?.observedGeneration !== cs.metadata?.generation || cs.status?.updatedReadyReplicas !== 2)
+      return undefined;
+    const p = await setImagePods();
+    const ok = p.length === 2 && p.every((x) => x.status?.containerStatuses?.[0]?.image === image(tag));
+    return ok && p.every((x) => x.status?.containerStatuses?.[0]?.ready) ? p : undefined;
+  }, 60_000);
+
+describe('kubectl kruise set image and rollout on a real node', () => {
+  it('set image updates the pods in place: same UIDs, one restart; rollout status follows it; undo too', async () => {
+    await sys.client.create(Resources.CloneSet, {
+      metadata: { name: 'setimage', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'setimage' } },
+        updateStrategy: { type: 'InPlaceIfPossible' },
+        template: {
+          metadata: { labels: { app: 'setimage' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [
+              { name: 'app', image: image('v1'), command: LOOP, env: [{ name: 'MODE', value: 'a' }] },
+            ],
+          },
+        },
+      },
+    });
+    const before = await allAt('v1');
+    const uids = before.map((p) => p.metadata!.uid);
+
+    const set = await plugin.kruise(['set', 'image', 'cloneset/setimage', `app=${image('v2')}`]);
+    expect(set).toMatchObject({ code: 0, out: 'cloneset.apps.kruise.io/setimage image updated\n', err: '' });
+    const status = await plugin.kruise(['rollout', 'status', 'cloneset/setimage', '--timeout=90s']);
+    expect(status.code).toBe(0);
+    expect(status.out.trim().split('\n').at(-1)).toBe(
+      'partitioned roll out complete: 2 new pods have been updated...',
+    );
+    const after = await allAt('v2');
+    expect(after.map((p) => p.metadata!.uid)).toEqual(uids);
+    expect(after.map((p) => p.status!.containerStatuses![0]!.restartCount)).toEqual([1, 1]);
+
+    const undo = await plugin.kruise(['rollout', 'undo', 'cloneset/setimage']);
+    expect(undo).toMatchObject({ code: 0, out: 'cloneset.apps.kruise.io/setimage rolled back\n', err: '' });
+    const back = await allAt('v1');
+    expect(back.map((p) => p.metadata!.uid)).toEqual(uids);
+    expect(back.map((p) => p.status!.containerStatuses![0]!.restartCount)).toEqual([2, 2]);
   });
 });
