@@ -2,11 +2,14 @@ import type { ControlPlane } from '@kruise/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   controllerOwnerRequest,
+  Informer,
   type KubeClient,
   type KubeObject,
   Manager,
+  newController,
   type Request,
   Resources,
+  requestFor,
   requestKey,
   ScaleExpectations,
 } from '../src/index.ts';
@@ -96,6 +99,34 @@ describe('the controller contract', () => {
     await client.delete(Resources.Secret, 'contract', 'child');
     await eventually(() => expectations.satisfied('contract/parent2'));
     await manager.stop();
+  });
+
+  it('declares a controller without a manager (kruise-daemon) whose watch queues each event after delayMs', async () => {
+    const informer = new Informer(client, {
+      resource: Resources.ConfigMap,
+      namespace: 'contract',
+      fieldSelector: 'metadata.name=delayed',
+    });
+    const seen: Request[] = [];
+    const { controller } = newController({
+      name: 'delayed',
+      reconcile: async (_ctx, req) => {
+        seen.push(req);
+      },
+    }).watches(informer, (o) => requestFor(o), { delayMs: 300 });
+    // A handler registered after the controller's sees the queue as the event left it.
+    const readyAtEvent: number[] = [];
+    informer.addEventHandler({ add: () => readyAtEvent.push(controller.queue.len()) });
+    informer.start();
+    await client.create(Resources.ConfigMap, { metadata: { name: 'delayed', namespace: 'contract' } });
+    await eventually(() => readyAtEvent.length === 1);
+    expect(readyAtEvent).toEqual([0]); // not queued yet: it waits its delay
+    await eventually(() => controller.queue.len() === 1);
+    controller.start();
+    await eventually(() => seen.length === 1);
+    expect(seen).toEqual([{ namespace: 'contract', name: 'delayed' }]);
+    await controller.stop(1000);
+    await informer.stop();
   });
 
   it('reads the controlling owner of a kind only', () => {

@@ -1,6 +1,8 @@
 import { currentEnvFromMetadataHash, RUNTIME_CONTAINERS_META_ANNOTATION } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
-import { Controller } from '@kruise/runtime/controller/controller';
+import { newController } from '@kruise/runtime/controller/builder';
+import type { Controller } from '@kruise/runtime/controller/controller';
+import { type Request, requestFor, requestKey } from '@kruise/runtime/controller/request';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { ResourceVersionExpectations } from '@kruise/runtime/expectations/resource-version';
 import { Informer } from '@kruise/runtime/informer/informer';
@@ -44,6 +46,10 @@ const EXPECTATION_TIMEOUT_MS = 30_000;
 /** `env` in a container gets this long (upstream: 3 s). */
 const ENV_EXEC_TIMEOUT_SECONDS = 3;
 
+/** The pod's request, unless it is going away or has no containers yet. */
+const syncable = (pod: CachedPod): Request | undefined =>
+  pod.metadata?.deletionTimestamp || !pod.status?.containerStatuses?.length ? undefined : requestFor(pod);
+
 /**
  * kruise-daemon's containermeta (gate DaemonWatchingPod): follows the pods on its node, and for
  * those a Kruise workload controls (or a SidecarSet injected) reports
@@ -51,7 +57,7 @@ const ENV_EXEC_TIMEOUT_SECONDS = 3;
  * count, kubelet's hash and (gate InPlaceUpdateEnvFromMetadata) the hash of the env from metadata
  * the running container really has, read once per container by exec-ing `env`. While the pod's
  * InPlaceUpdateReady condition is False, a container whose env hash no longer matches the pod's
- * labels and annotations is handed to the restarter. Handlers only enqueue pod keys.
+ * labels and annotations is handed to the restarter. A controller on the contract (ADR 0028).
  */
 export class ContainerMetaController {
   readonly informer: Informer<CachedPod>;
@@ -74,13 +80,6 @@ export class ContainerMetaController {
       logger: deps.log,
       timeouts: deps.expectationTimeouts,
     });
-    this.controller = new Controller({
-      name: CONTROLLER,
-      workers: WORKERS,
-      logger: deps.log,
-      rateLimiter: new ItemExponentialRateLimiter<string>(500, 50_000),
-      reconcile: (ctx, key) => this.sync(ctx.log, key),
-    });
     this.restarter = new ContainerRestarter({
       cri: deps.cri,
       recorder: deps.recorder,
@@ -88,21 +87,28 @@ export class ContainerMetaController {
       podIP: (ns, name) => this.informer.get(`${ns}/${name}`)?.status?.podIP,
     });
     const gate = deps.envFromMetadata;
-    this.informer.addEventHandler({
-      // A pod seen for the first time is synced only when it already carries a meta set (upstream).
-      add: (pod) => {
-        if (readMetaSet(pod) && needsSync(undefined, pod, gate)) this.enqueue(pod);
+    // Handlers only map pod events to requests, each queued after ENQUEUE_DELAY_MS.
+    this.controller = newController(
+      {
+        name: CONTROLLER,
+        workers: WORKERS,
+        rateLimiter: new ItemExponentialRateLimiter<string>(500, 50_000),
+        reconcile: (ctx, req) => this.sync(ctx.log, requestKey(req)),
       },
-      update: (oldPod, pod) => {
-        if (needsSync(oldPod, pod, gate)) this.enqueue(pod);
+      { logger: deps.log },
+    ).watches(
+      this.informer,
+      {
+        // A pod seen for the first time is synced only when it already carries a meta set (upstream).
+        add: (pod) => (readMetaSet(pod) && needsSync(undefined, pod, gate) ? syncable(pod) : undefined),
+        update: (oldPod, pod) => (needsSync(oldPod, pod, gate) ? syncable(pod) : undefined),
+        delete: (pod) => {
+          this.expected.delete(pod);
+          return undefined;
+        },
       },
-      delete: (pod) => this.expected.delete(pod),
-    });
-  }
-
-  private enqueue(pod: CachedPod, delayMs = ENQUEUE_DELAY_MS): void {
-    if (pod.metadata?.deletionTimestamp || !pod.status?.containerStatuses?.length) return;
-    this.controller.queue.addAfter(`${pod.metadata?.namespace}/${pod.metadata?.name}`, delayMs);
+      { delayMs: ENQUEUE_DELAY_MS },
+    ).controller;
   }
 
   /** Starts following the node's pods, syncing and restarting. */

@@ -16,7 +16,9 @@ import {
   type LifecycleHandler,
   stopContainerGracefully,
 } from '@kruise/cri/lifecycle-handler';
-import { Controller } from '@kruise/runtime/controller/controller';
+import { newController } from '@kruise/runtime/controller/builder';
+import type { Controller } from '@kruise/runtime/controller/controller';
+import { type Request, requestKey } from '@kruise/runtime/controller/request';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { ResourceVersionExpectations } from '@kruise/runtime/expectations/resource-version';
 import { Informer } from '@kruise/runtime/informer/informer';
@@ -49,14 +51,16 @@ const BY_POD = 'pod';
 const CONTROLLER = 'containerrecreaterequest-daemon';
 /** How long a sync waits for the cache to show this daemon's own last write (upstream: 10 s). */
 const EXPECTATION_TIMEOUT_MS = 10_000;
+/** The request a ContainerRecreateRequest's events map to: its pod (one request per pod at a time). */
+const podOf = (c: Crr): Request => ({ namespace: c.metadata?.namespace ?? '', name: c.spec?.podName ?? '' });
 const done = (s: ContainerRecreateState) => s.phase === 'Succeeded' || s.phase === 'Failed';
 
 /**
  * kruise-daemon's ContainerRecreateRequest executor: watches the active requests of its node,
- * works on one request per pod at a time (queue key `namespace/podName`), and moves each
- * container through upstream's state machine — stopping it through CRI after its preStop hook,
- * then waiting until kubelet has started it again and it has been ready long enough. A request
- * never waits for an unrelated event: finishing one immediately takes up the pod's next (#1626).
+ * works on one request per pod at a time (a controller on the contract, ADR 0028, whose requests
+ * are pods), and moves each container through upstream's state machine — stopping it through CRI
+ * after its preStop hook, then waiting until kubelet has started it again and it has been ready
+ * long enough. A request never waits for an unrelated event: finishing one immediately takes up the pod's next (#1626).
  */
 export class CrrExecutor {
   readonly informer: Informer<Crr>;
@@ -85,26 +89,26 @@ export class CrrExecutor {
       logger: deps.log,
       transform: withoutManagedFields,
     });
-    this.informer.addIndex(BY_POD, (c) => [`${c.metadata?.namespace}/${c.spec?.podName ?? ''}`]);
-    this.controller = new Controller({
-      name: CONTROLLER,
-      workers: deps.workers ?? 32,
-      logger: deps.log,
-      reconcile: (ctx, key) => this.sync(ctx.log, key),
-    });
-    const enqueue = (c: Crr) => this.controller.enqueue(`${c.metadata?.namespace}/${c.spec?.podName ?? ''}`);
-    this.informer.addEventHandler({
-      add: enqueue,
+    this.informer.addIndex(BY_POD, (c) => [requestKey(podOf(c))]);
+    this.controller = newController(
+      {
+        name: CONTROLLER,
+        workers: deps.workers ?? 32,
+        reconcile: (ctx, req) => this.sync(ctx.log, requestKey(req)),
+      },
+      { logger: deps.log },
+    ).watches(this.informer, {
+      add: podOf,
       update: (_o, n) => {
         this.expected.observe(n);
-        enqueue(n);
+        return podOf(n);
       },
       delete: (c) => {
         this.killed.delete(c.metadata?.uid ?? '');
         this.expected.delete(c);
-        enqueue(c);
+        return podOf(c);
       },
-    });
+    }).controller;
   }
 
   /** Starts watching and working. */

@@ -1,5 +1,6 @@
 import type { ImageSpec, ImageTagSpec, NodeImage } from '@kruise/api';
-import { Controller } from '@kruise/runtime/controller/controller';
+import { newController } from '@kruise/runtime/controller/builder';
+import type { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { Informer } from '@kruise/runtime/informer/informer';
 import { withoutManagedFields } from '@kruise/runtime/informer/trim';
@@ -74,13 +75,11 @@ export class ImagePuller {
       () => buildNodeImageStatus(this.workers.snapshot()),
       options.log,
     );
-    this.controller = new Controller({
-      name: 'imagepuller',
-      logger: options.log,
-      reconcile: async () => this.reconcile(),
-    });
-    const enqueue = () => this.controller.enqueue(options.node);
-    this.informer.addEventHandler({ add: enqueue, update: enqueue, delete: enqueue });
+    // Every event of its node's NodeImage asks for the one reconcile there is.
+    this.controller = newController(
+      { name: 'imagepuller', reconcile: async () => this.reconcile() },
+      { logger: options.log },
+    ).watches(this.informer, () => ({ namespace: '', name: options.node })).controller;
   }
 
   /** Pulls in flight or waiting. */

@@ -2,8 +2,11 @@ import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { ScaleExpectations } from '../expectations/scale.ts';
 import type { Informer } from '../informer/informer.ts';
 import type { KubeObject } from '../kube/client.ts';
-import type { Controller } from './controller.ts';
-import { type Request, requestFor, requestKey } from './request.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Metrics } from '../metrics/registry.ts';
+import type { RateLimiter } from '../queue/rate-limiter.ts';
+import { Controller, type RequestReconciler } from './controller.ts';
+import { type Request, requestFor, requestKey, requestOfKey } from './request.ts';
 
 /** What an event maps to: nothing, one request, or several. */
 export type Requests = Request | Iterable<Request> | undefined | null | false;
@@ -22,6 +25,41 @@ export function controllerOwnerRequest(
 ): Request | undefined {
   const ref = (obj.metadata?.ownerReferences ?? []).find((r) => r.controller && r.kind === kind);
   return ref?.name ? { namespace: obj.metadata?.namespace ?? '', name: ref.name } : undefined;
+}
+
+/** What a controller is declared with: its name, its reconciler and how many run at once. */
+export interface NewControllerOptions {
+  name: string;
+  reconcile: RequestReconciler;
+  /** Concurrent reconciles (upstream's `--<kind>-workers`; default 1). */
+  workers?: number;
+  rateLimiter?: RateLimiter<string>;
+}
+
+/** Options of `watches`. */
+export interface WatchOptions {
+  /** Queue each request this long after its event (client-go's `AddAfter`), collapsing a burst. */
+  delayMs?: number;
+}
+
+/**
+ * A controller on the contract (ADR 0028), outside a manager: `Manager.newController` builds its
+ * controllers with this, and a program without a manager (kruise-daemon) declares its own here and
+ * starts and stops `builder.controller` itself.
+ */
+export function newController(
+  options: NewControllerOptions,
+  deps: { logger?: Logger; metrics?: Metrics } = {},
+): ControllerBuilder {
+  const controller = new Controller({
+    name: options.name,
+    workers: options.workers,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    rateLimiter: options.rateLimiter,
+    reconcile: (ctx, key) => options.reconcile(ctx, requestOfKey(key)),
+  });
+  return new ControllerBuilder(controller);
 }
 
 /** Options of `owns`. */
@@ -47,15 +85,16 @@ export class ControllerBuilder {
     return this.controller.name;
   }
 
-  /** Queues a request. */
-  enqueue(req: Request): void {
-    this.controller.enqueue(requestKey(req));
+  /** Queues a request (after `delayMs` when given). */
+  enqueue(req: Request, delayMs = 0): void {
+    if (delayMs > 0) this.controller.queue.addAfter(requestKey(req), delayMs);
+    else this.controller.enqueue(requestKey(req));
   }
 
-  private enqueueAll(requests: Requests): void {
+  private enqueueAll(requests: Requests, delayMs: number): void {
     if (!requests) return;
-    if (Symbol.iterator in requests) for (const r of requests) this.enqueue(r);
-    else this.enqueue(requests);
+    if (Symbol.iterator in requests) for (const r of requests) this.enqueue(r, delayMs);
+    else this.enqueue(requests, delayMs);
   }
 
   /** The kind this controller reconciles: every add, update and delete queues the object itself. */
@@ -93,13 +132,15 @@ export class ControllerBuilder {
   watches<T extends KubeObject>(
     informer: Informer<T>,
     map: EventMapper<NoInfer<T>> | ((obj: NoInfer<T>) => Requests),
+    options: WatchOptions = {},
   ): this {
     const m: EventMapper<T> =
       typeof map === 'function' ? { add: map, update: (_o, n) => map(n), delete: map } : map;
+    const delay = options.delayMs ?? 0;
     informer.addEventHandler({
-      ...(m.add ? { add: (obj: T) => this.enqueueAll(m.add!(obj)) } : {}),
-      ...(m.update ? { update: (o: T, n: T) => this.enqueueAll(m.update!(o, n)) } : {}),
-      ...(m.delete ? { delete: (obj: T) => this.enqueueAll(m.delete!(obj)) } : {}),
+      ...(m.add ? { add: (obj: T) => this.enqueueAll(m.add!(obj), delay) } : {}),
+      ...(m.update ? { update: (o: T, n: T) => this.enqueueAll(m.update!(o, n), delay) } : {}),
+      ...(m.delete ? { delete: (obj: T) => this.enqueueAll(m.delete!(obj), delay) } : {}),
     });
     return this;
   }

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
-import { ControllerBuilder } from '../controller/builder.ts';
-import { Controller, type RequestReconciler } from '../controller/controller.ts';
-import { requestOfKey } from '../controller/request.ts';
+import { type ControllerBuilder, type NewControllerOptions, newController } from '../controller/builder.ts';
+import type { Controller } from '../controller/controller.ts';
 import { EventRecorder } from '../events/recorder.ts';
 import type { ExpectationsOptions } from '../expectations/timeout.ts';
 import { parseListenAddress } from '../http/address.ts';
@@ -11,7 +10,6 @@ import type { KubeClient } from '../kube/client.ts';
 import { LeaderElector } from '../leader/leader-election.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import { Metrics } from '../metrics/registry.ts';
-import type { RateLimiter } from '../queue/rate-limiter.ts';
 
 /** Something the manager starts and stops. */
 export interface Runnable {
@@ -40,15 +38,6 @@ export interface ManagerOptions {
   metricsAddr?: string;
   /** Everything must stop within this (default 30 s). */
   gracefulShutdownMs?: number;
-}
-
-/** What `Manager.newController` needs: the controller's name, its reconciler and how many run at once. */
-export interface NewControllerOptions {
-  name: string;
-  reconcile: RequestReconciler;
-  /** Concurrent reconciles (upstream's `--<kind>-workers`; default 1). */
-  workers?: number;
-  rateLimiter?: RateLimiter<string>;
 }
 
 /**
@@ -113,16 +102,9 @@ export class Manager {
    * builder on which the caller declares what it watches.
    */
   newController(options: NewControllerOptions): ControllerBuilder {
-    const controller = new Controller({
-      name: options.name,
-      workers: options.workers,
-      logger: this.log,
-      metrics: this.metrics,
-      rateLimiter: options.rateLimiter,
-      reconcile: (ctx, key) => options.reconcile(ctx, requestOfKey(key)),
-    });
-    this.addController(controller);
-    return new ControllerBuilder(controller);
+    const builder = newController(options, { logger: this.log, metrics: this.metrics });
+    this.addController(builder.controller);
+    return builder;
   }
 
   /** The options expectations of `controller` are built with: its name, the logger and the timeout metric. */
