@@ -92,7 +92,8 @@ describe('pnpm start (the local stack)', () => {
     await new Promise((r) => setTimeout(r, 300));
     if (stack.child.exitCode === null) process.kill(-stack.child.pid!, 'SIGINT');
     expect(await exited).toBe(0);
-    expect(stack.output()).toContain('[kruise] stopped');
+    // Its last line may still be in the pipe at exit: waitFor reads until the pipes close.
+    await stack.waitFor(/\[kruise\] stopped/, 10_000);
     for (const pid of [pids[1], pids[2], pids[3], containerdPid])
       expect(alive(Number(pid)), `pid ${pid}`).toBe(false);
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(runtimeDir);

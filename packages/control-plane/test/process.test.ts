@@ -21,7 +21,8 @@ function run(args: string[]) {
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': what it printed last may still be in the pipes when it exits.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout.on('data', () => out.includes('ready') && resolve());
     void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
