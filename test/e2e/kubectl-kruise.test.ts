@@ -1,16 +1,18 @@
+import { spawn } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PodDisruptionBudgets } from '../../packages/kubectl-kruise/src/restart-in-place/limits.ts';
 import { type PluginRunner, pluginRunner } from '../../packages/kubectl-kruise/test/plugin-env.ts';
 import { kubectlPath } from '../support/kube-tools.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
 /**
- * `kubectl kruise exec` and `create ContainerRecreateRequest` on a real node: the real kubectl
- * runs the plugin from PATH against the control plane, kruise-manager, kruise-daemon and a local
- * node on containerd; containers really restart inside the same pods.
+ * `kubectl kruise` on a real node (exec, create ContainerRecreateRequest, rollout restart --in-place, set image, rollout): the real
+ * kubectl runs the plugin from PATH against the control plane, kruise-manager, kruise-daemon and a
+ * local node on containerd; containers really restart inside the same pods.
  */
 const NODE = 'kruise-cli-node';
 let sys: System;
@@ -26,6 +28,29 @@ afterAll(async () => {
   await sys?.stop();
 });
 
+/** A run of `kubectl kruise …` that can be watched line by line and killed. */
+function kruise(args: string[], onOut: (text: string) => void = () => {}) {
+  const child = spawn(kubectlPath(), ['kruise', ...args], {
+    env: {
+      PATH: `${join(plugin.dir, 'bin')}${delimiter}${process.env.PATH}`,
+      HOME: plugin.dir,
+      KUBECONFIG: plugin.kubeconfig,
+    },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => {
+    out += c;
+    onOut(out);
+  });
+  child.stderr.on('data', (c) => (err += c));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, out, err })),
+  );
+  return { child, done };
+}
+
+const FAST = ['--unready-grace-period-seconds=1', '--min-started-seconds=1'];
 const ready = (p: KubeObject) =>
   p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') === true;
 const pods = async (app: string) =>
@@ -34,6 +59,28 @@ const pods = async (app: string) =>
     .sort((a, b) => a.metadata!.name.localeCompare(b.metadata!.name));
 const restarts = (p: KubeObject) =>
   Object.fromEntries(p.status!.containerStatuses!.map((s: any) => [s.name, s.restartCount]));
+
+/** Samples the pods every 100 ms while a restart runs: the most not Ready at once, and every UID seen. */
+function sampler(app: string) {
+  let maxNotReady = 0;
+  const uids = new Set<string>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const list = await pods(app).catch(() => undefined);
+      for (const p of list ?? []) uids.add(p.metadata!.uid);
+      if (list) maxNotReady = Math.max(maxNotReady, list.filter((p) => !ready(p)).length);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return { maxNotReady, uids };
+    },
+  };
+}
 
 const cloneSet = (name: string, replicas: number, maxUnavailable: number | string, container: object) => ({
   metadata: { name, namespace: 'default' },
@@ -130,6 +177,115 @@ describe('kubectl kruise exec and create ContainerRecreateRequest', () => {
     ]);
     const pod = await sys.client.get(Resources.Pod, 'default', 'hot');
     expect(restarts(pod)).toEqual({ app: 1, 'sidecar-1': 0, 'sidecar-2': 0 });
+  });
+});
+
+describe('kubectl kruise rollout restart --in-place', () => {
+  it('restarts every container of every pod in place, never more not Ready than maxUnavailable (50% of 4)', async () => {
+    const before = await until(async () => {
+      const p = await pods('fleet');
+      return p.length === 4 && p.every(ready) ? p : undefined;
+    }, 60_000);
+    const sample = sampler('fleet');
+    const r = await kruise([
+      'rollout',
+      'restart',
+      '--in-place',
+      'cloneset/fleet',
+      '--reason=rotate certs',
+      ...FAST,
+    ]).done;
+    const seen = await sample.stop();
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split('\n');
+    expect(lines[0]).toMatch(
+      /^restarting 4 pods of cloneset\.apps\.kruise\.io\/fleet in place \(restart \d{8}-\d{6}\), at most 2 at a time$/,
+    );
+    expect(lines.filter((l) => / restarting in place \(containerrecreaterequest\//.test(l))).toHaveLength(4);
+    expect(lines.filter((l) => /^pod\/fleet-\w+ restarted in place \([1-4]\/4\)$/.test(l))).toHaveLength(4);
+    expect(lines.at(-1)).toBe('cloneset.apps.kruise.io/fleet restarted in place');
+    expect(seen.maxNotReady).toBeGreaterThanOrEqual(1); // the sampler saw restarts under way
+    expect(seen.maxNotReady).toBeLessThanOrEqual(2);
+    const after = await pods('fleet');
+    expect(seen.uids).toEqual(new Set(before.map((p) => p.metadata!.uid)));
+    expect(after.map((p) => p.metadata!.uid)).toEqual(before.map((p) => p.metadata!.uid));
+    const cs = await sys.client.get(Resources.CloneSet, 'default', 'fleet');
+    const record = JSON.parse(cs.metadata!.annotations!['apps.kruise.io/in-place-restart']);
+    expect(record).toMatchObject({ reason: 'rotate certs', completedAt: expect.any(String) });
+    for (const [i, p] of after.entries()) {
+      expect(restarts(p)).toEqual({ app: restarts(before[i]!).app + 1, side: restarts(before[i]!).side + 1 });
+      expect(ready(p)).toBe(true);
+      expect(JSON.parse(p.metadata!.annotations!['apps.kruise.io/in-place-restarted'])).toMatchObject({
+        id: record.id,
+        reason: 'rotate certs',
+      });
+    }
+  });
+
+  it('keeps a PodDisruptionBudget tighter than maxUnavailable, and a re-run resumes an interrupted restart', async () => {
+    await sys.client.create(PodDisruptionBudgets, {
+      metadata: { name: 'fleet', namespace: 'default' },
+      spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'fleet' } } },
+    });
+    const before = await pods('fleet');
+    const sample = sampler('fleet');
+    const first = kruise(['rollout', 'restart', '--in-place', 'cloneset/fleet', ...FAST], (out) => {
+      if (out.includes('restarted in place (1/4)')) first.child.kill('SIGINT');
+    });
+    const stopped = await first.done;
+    expect(stopped.code).not.toBe(0);
+    const pending = JSON.parse(
+      (await sys.client.get(Resources.CloneSet, 'default', 'fleet')).metadata!.annotations![
+        'apps.kruise.io/in-place-restart'
+      ],
+    );
+    expect(pending.completedAt).toBeUndefined();
+    const resumed = await kruise(['rollout', 'restart', '--in-place', 'cloneset/fleet', ...FAST]).done;
+    const seen = await sample.stop();
+    expect(resumed.err).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.out).toContain(`resuming in-place restart ${pending.id} of cloneset.apps.kruise.io/fleet`);
+    expect(resumed.out).not.toContain('(1/4)'); // the pod done before the interruption is not restarted again
+    expect(resumed.out).toContain('restarted in place (4/4)');
+    expect(seen.maxNotReady).toBe(1);
+    const after = await pods('fleet');
+    expect(after.map((p) => p.metadata!.uid)).toEqual(before.map((p) => p.metadata!.uid));
+    for (const [i, p] of after.entries()) expect(restarts(p).app).toBe(restarts(before[i]!).app + 1);
+  });
+
+  it("exits 1 with the request's message when a pod's containers do not come back", async () => {
+    // the container refuses to start a second time in the same pod (its emptyDir remembers)
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('fragile', 1, 1, {
+        volumes: [{ name: 'state', emptyDir: {} }],
+        containers: [
+          {
+            name: 'app',
+            image: `${sys.registry}/busybox:v1`,
+            command: ['sh', '-c', `[ -f /state/ran ] && exit 1; touch /state/ran; ${LOOP[2]}`],
+            volumeMounts: [{ name: 'state', mountPath: '/state' }],
+          },
+        ],
+      }),
+    );
+    await until(async () => {
+      const p = await pods('fragile');
+      return p.length === 1 && p.every(ready) ? p : undefined;
+    }, 60_000);
+    const r = await kruise([
+      'rollout',
+      'restart',
+      '--in-place',
+      'cloneset/fragile',
+      '--active-deadline-seconds=5',
+      ...FAST,
+    ]).done;
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /^error: ContainerRecreateRequest default\/fragile-\w+-restart-\d{8}-\d{6} for pod fragile-\w+ failed: recreating has exceeded the activeDeadlineSeconds\n$/,
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import type { Command } from '../command.ts';
 import { resolveTargets, targetName } from '../targets.ts';
 import { editTemplate } from '../template-patch.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
+import { IN_PLACE_RESTART_FLAGS, runInPlaceRestart } from './rollout-restart-in-place.ts';
 
 /** The variable kruise-tools stamps into every container to restart a Kruise workload. */
 export const RESTARTED_ENV = 'RESTARTED_AT';
@@ -22,7 +23,10 @@ export const rolloutRestart: Command = {
 
 Examples:
   # Restart a CloneSet
-  kubectl kruise rollout restart cloneset/abc`,
+  kubectl kruise rollout restart cloneset/abc
+
+  # Restart the containers of every pod of a CloneSet in place, within maxUnavailable and PodDisruptionBudgets
+  kubectl kruise rollout restart --in-place cloneset/abc --reason="rotate certificates"`,
   flags: [
     {
       name: 'selector',
@@ -31,8 +35,10 @@ Examples:
       usage:
         "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2).",
     },
+    ...IN_PLACE_RESTART_FLAGS,
   ],
   async run(ctx) {
+    if (ctx.flags['in-place'] === true) return runInPlaceRestart(ctx);
     const now = ctx
       .now()
       .toISOString()

@@ -1,6 +1,6 @@
 /**
  * What `rollout restart --in-place` records on the objects it touches, so a user can see why pods
- * restarted and a re-run can tell which pods are done (ADR 0036).
+ * restarted and a re-run can tell which pods are done (ADR 0038).
  */
 
 /** On the workload: the current (or last) in-place restart, as JSON {@link RestartRecord}. */

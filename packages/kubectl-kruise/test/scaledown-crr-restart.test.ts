@@ -61,7 +61,7 @@ describe('kubectl kruise scaledown', () => {
       out: '',
       err: 'error: pod nope is not a pod of cloneset.apps.kruise.io/web\n',
     });
-    expect((await getCloneSet('web')).metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    expect((await getCloneSet('web')).spec).toEqual(before.spec); // nothing written (status may move on)
   });
 
   it('answers bad arguments with kubectl-style errors and exit code 1', async () => {
@@ -155,6 +155,32 @@ describe('kubectl kruise create ContainerRecreateRequest', () => {
     ).toMatchObject({
       code: 1,
       err: 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,yaml,name\n',
+    });
+  });
+});
+
+describe('kubectl kruise rollout restart --in-place (arguments; the restart itself runs on a real node in test/e2e)', () => {
+  it('refuses a workload whose maxUnavailable resolves to 0, and bad flags, before touching anything', async () => {
+    await env.client.create(
+      Resources.CloneSet,
+      cloneSet('strict', { replicas: 2, updateStrategy: { maxUnavailable: 0, maxSurge: 1 } }),
+    );
+    const strict = await plugin.kruise(['rollout', 'restart', '--in-place', 'cloneset/strict']);
+    expect(strict).toMatchObject({
+      code: 1,
+      out: '',
+      err: 'error: cloneset.apps.kruise.io/strict allows no unavailable pod (maxUnavailable resolves to 0): an in-place restart cannot keep it; use "rollout restart" to recreate pods with maxSurge\n',
+    });
+    expect((await getCloneSet('strict')).metadata?.annotations).toBeUndefined();
+    expect(await plugin.kruise(['rollout', 'restart', '--in-place'])).toMatchObject({
+      code: 1,
+      err: 'error: required resource not specified\n',
+    });
+    expect(
+      await plugin.kruise(['rollout', 'restart', '--in-place', 'cloneset/web', '--timeout=soon']),
+    ).toMatchObject({
+      code: 1,
+      err: `error: invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"\nSee 'kubectl kruise rollout restart --help' for usage.\n`,
     });
   });
 });

@@ -1,0 +1,91 @@
+import { parseDuration } from '@kruise/runtime/certs/duration';
+import type { CommandContext } from '../command.ts';
+import { CRR_DEFAULTS } from '../crr/defaults.ts';
+import { UsageError } from '../errors.ts';
+import type { FlagSpec } from '../flags.ts';
+import { restartInPlace } from '../restart-in-place/runner.ts';
+import { RESTARTABLE_KINDS } from '../restart-in-place/workload.ts';
+import { resolveTargets } from '../targets.ts';
+import { RESOURCE_REQUIRED } from './rollout-pause.ts';
+
+/** The default reason recorded on the workload and its pods. */
+const DEFAULT_REASON = 'kubectl kruise rollout restart --in-place';
+
+/** The flags `rollout restart` takes for an in-place restart. */
+export const IN_PLACE_RESTART_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'in-place',
+    type: 'bool',
+    usage:
+      "Restart every pod's containers in place with ContainerRecreateRequests (pods keep their UID, IP and volumes), never more at once than the workload's maxUnavailable and the PodDisruptionBudgets selecting its pods allow. A re-run resumes an interrupted restart.",
+  },
+  {
+    name: 'reason',
+    type: 'string',
+    default: DEFAULT_REASON,
+    usage: 'With --in-place: why, recorded in the apps.kruise.io/in-place-restart(ed) annotations.',
+  },
+  {
+    name: 'unready-grace-period-seconds',
+    type: 'int',
+    default: CRR_DEFAULTS.strategy.unreadyGracePeriodSeconds,
+    usage: 'With --in-place: how long each pod is marked not ready before its containers stop.',
+  },
+  {
+    name: 'min-started-seconds',
+    type: 'int',
+    default: CRR_DEFAULTS.strategy.minStartedSeconds,
+    usage: 'With --in-place: how long a restarted container must run (and be ready) to count as restarted.',
+  },
+  {
+    name: 'active-deadline-seconds',
+    type: 'int',
+    default: CRR_DEFAULTS.activeDeadlineSeconds,
+    usage: "With --in-place: how long one pod's restart may take before it counts as failed.",
+  },
+  {
+    name: 'timeout',
+    type: 'string',
+    default: '0s',
+    usage: 'With --in-place: give up after this long (e.g. 10m); zero means never.',
+  },
+];
+
+/** kubectl's duration flag: a Go duration, `0` allowed. */
+function timeoutOf(ctx: CommandContext): number {
+  const text = String(ctx.flags.timeout ?? '0s');
+  if (text === '0') return 0;
+  try {
+    return parseDuration(text);
+  } catch {
+    throw new UsageError(`invalid argument "${text}" for "--timeout" flag: time: invalid duration "${text}"`);
+  }
+}
+
+/**
+ * `kubectl kruise rollout restart --in-place TYPE/NAME`: the pods' containers restart in place,
+ * batch by batch, with a progress line per pod; exits non-zero when a request fails.
+ */
+export async function runInPlaceRestart(ctx: CommandContext): Promise<void> {
+  const timeoutMs = timeoutOf(ctx);
+  const targets = await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED);
+  for (const t of targets) {
+    const kind = RESTARTABLE_KINDS[t.kind.kind];
+    if (!kind) throw new Error(`${t.kind.kind} cannot be restarted in place`);
+    await restartInPlace(ctx.client(), {
+      kind,
+      namespace: t.namespace,
+      name: t.name,
+      reason: String(ctx.flags.reason || DEFAULT_REASON),
+      timing: {
+        unreadyGracePeriodSeconds: Number(ctx.flags['unready-grace-period-seconds']),
+        minStartedSeconds: Number(ctx.flags['min-started-seconds']),
+        activeDeadlineSeconds: Number(ctx.flags['active-deadline-seconds']),
+      },
+      out: (line) => ctx.out(`${line}\n`),
+      timeoutMs,
+      now: ctx.now,
+      signal: ctx.signal,
+    });
+  }
+}
