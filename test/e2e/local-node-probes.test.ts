@@ -133,8 +133,9 @@ describe('probes', () => {
     const events = await eventsOf('livez');
     expect(events).toContain('Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 404');
     expect(events).toContain('Killing: Container web failed liveness probe, will be restarted');
-    // The new container serves /healthz again: no further restart (longer than the 3 failures a
-    // restart would need).
+    // The new container serves /healthz again: it gets ready, and no further restart follows
+    // (longer than the 3 failures a restart would need).
+    await until(async () => (statusOf(await getPod('livez'), 'web')?.ready ? true : undefined));
     await new Promise((r) => setTimeout(r, 5000));
     expect(statusOf(await getPod('livez'), 'web')).toMatchObject({ restartCount: 1, ready: true });
   }, 60_000);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBECTL_VERSIONS, kubectlClientVersion, kubectlPath } from '../../../test/support/kube-tools.ts';
 import type { ControlPlane } from '../src/index.ts';
-import { runKubectl, startControlPlane } from './helpers.ts';
+import { eventually, runKubectl, startControlPlane } from './helpers.ts';
 
 const crds = join(dirname(fileURLToPath(import.meta.url)), '../../../deploy/crds');
 
@@ -98,23 +98,27 @@ describe.each(KUBECTL_VERSIONS)('kubectl %s against the control plane', (version
   });
 
   it('watches with get -w and waits for deletion', async () => {
+    const crr =
+      'apiVersion: apps.kruise.io/v1alpha1\nkind: ContainerRecreateRequest\nmetadata: {name: r1}\nspec: {podName: p1, containers: [{name: app}]}\n';
+    expect((await kubectl(['create', '-f', '-'], crr)).code).toBe(0);
     const watch = spawn(bin, ['get', 'crr', '-w', '--no-headers'], {
       env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') },
     });
     let out = '';
     watch.stdout.on('data', (c) => (out += c));
-    await new Promise((r) => setTimeout(r, 500));
-    const crr =
-      'apiVersion: apps.kruise.io/v1alpha1\nkind: ContainerRecreateRequest\nmetadata: {name: r1}\nspec: {podName: p1, containers: [{name: app}]}\n';
-    expect((await kubectl(['create', '-f', '-'], crr)).code).toBe(0);
-    const waiter = kubectl(['wait', '--for=delete', 'crr/r1', '--timeout=10s']);
-    expect((await kubectl(['delete', 'crr', 'r1'])).out).toBe(
-      'containerrecreaterequest.apps.kruise.io "r1" deleted\n',
-    );
-    expect((await waiter).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 300));
-    watch.kill();
-    expect(out).toMatch(/^r1\s+p1\s+\d+s/m);
+    const rows = () => out.match(/^r1\s+p1\s+\d+s/gm)?.length ?? 0;
+    try {
+      // Listed first (however long kubectl takes to start), then the deletion comes through the watch.
+      await eventually(() => rows() === 1, 30_000);
+      const waiter = kubectl(['wait', '--for=delete', 'crr/r1', '--timeout=10s']);
+      expect((await kubectl(['delete', 'crr', 'r1'])).out).toBe(
+        'containerrecreaterequest.apps.kruise.io "r1" deleted\n',
+      );
+      expect((await waiter).code).toBe(0);
+      await eventually(() => rows() === 2, 30_000);
+    } finally {
+      watch.kill();
+    }
   });
 
   it('runs the imperative generators that send protobuf', async () => {
