@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import {
   cloneSet,
   eventually,
-  getCloneSet,
   image,
   podsOf,
   runUntil,
@@ -102,7 +101,8 @@ describe('CloneSet lifecycle hooks', () => {
     expect(image(updated)).toBe('busybox:v2');
     await labelPod(updated, hook);
     await eventually(async () => state(await podNamed(name)) === 'Normal');
-    expect((await getCloneSet(client, 'inplacehook')).status!.updatedReplicas).toBe(1);
+    // The CloneSet's status is written after the pod's label: wait for it.
+    await statusWhen(client, 'inplacehook', (s) => s.updatedReplicas === 1);
   });
 
   it('preNormal: a pod stays PreparingNormal (unavailable) until all hook labels are on it', async () => {
@@ -116,7 +116,9 @@ describe('CloneSet lifecycle hooks', () => {
     const [pod] = await runUntil(client, 'prenormal', (pods) => (pods.length === 1 ? pods : undefined));
     await sleep(500);
     expect(state(await podNamed(pod!.metadata!.name!))).toBe('PreparingNormal');
-    expect((await getCloneSet(client, 'prenormal')).status!.availableReplicas).toBe(0);
+    // Its status counts the running pod, not as available (the status may be written late).
+    const counted = await statusWhen(client, 'prenormal', (s) => s.replicas === 1);
+    expect(counted.availableReplicas).toBe(0);
     await labelPod(pod!, { 'example.io/registered': 'true' });
     await statusWhen(client, 'prenormal', (s) => s.availableReplicas === 1);
     expect(state(await podNamed(pod!.metadata!.name!))).toBe('Normal');
