@@ -16,7 +16,8 @@ import { LOOP, type System, startSystem, until } from './env.ts';
 const NODE = 'cloneset-node';
 let sys: System;
 beforeAll(async () => {
-  sys = await startSystem(NODE);
+  // pre-download of the new image before an in-place update (off by default, as upstream)
+  sys = await startSystem(NODE, { managerArgs: ['--feature-gates=PreDownloadImageForInPlaceUpdate=true'] });
 }, 120_000);
 afterAll(() => sys?.stop());
 
@@ -259,6 +260,54 @@ describe('CloneSet on a real node', () => {
     );
     expect(resumed.map((p) => status(p).restartCount)).toEqual([1, 1]);
   }, 150_000);
+
+  it('pre-download: the new image is pulled on the node by an ImagePullJob before any pod is updated', async () => {
+    // an image name this node has never pulled
+    const tag = `pre-${Date.now()}`;
+    execFileSync('skopeo', [
+      'copy',
+      '--quiet',
+      '--src-tls-verify=false',
+      '--dest-tls-verify=false',
+      `docker://${image('v2')}`,
+      `docker://${image(tag)}`,
+    ]);
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('pre', { replicas: 4, updateStrategy: { type: 'InPlaceIfPossible', partition: 4 } }),
+    );
+    await settled('pre', (st, p) => p.length === 4 && st.availableReplicas === 4, 60_000);
+    // the node's NodeImage (made once the node has been Ready for --nodeimage-creation-delay, 30 s):
+    // a job that finds no NodeImage to pull on completes at once with nothing pulled, as upstream's
+    await until(() => sys.client.get(Resources.NodeImage, '', NODE).catch(() => undefined), 60_000);
+    const uid = (await get('pre')).metadata!.uid;
+    await setImage('pre', image(tag));
+    const owned = async () =>
+      (
+        (await sys.client.list(Resources.ImagePullJob, { namespace: 'default' })).items as KubeObject[]
+      ).filter((j) => j.metadata?.ownerReferences?.some((o: { uid: string }) => o.uid === uid));
+    const job = await until(async () => {
+      const [j] = await owned();
+      return j?.status?.succeeded === 1 ? j : undefined;
+    }, 90_000);
+    expect(job.spec.image).toBe(image(tag));
+    expect(job.status).toMatchObject({ desired: 1, succeeded: 1, failed: 0 });
+    // the node reports the image as pulled, while every pod still runs the old one (partition 4; upstream pre-downloads only for more than 3 replicas)
+    const nodeImage = (await sys.client.get(Resources.NodeImage, '', NODE)) as KubeObject;
+    const [repo] = image(tag).split(`:${tag}`);
+    const tags = nodeImage.status?.imageStatuses?.[repo!]?.tags ?? [];
+    expect(tags.map((t: { tag: string }) => t.tag)).toContain(tag);
+    for (const p of await pods('pre')) expect(status(p).image).toBe(image('v1'));
+    // the update itself then finds the image on the node; once done the job is removed
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'pre', {
+      spec: { updateStrategy: { partition: 0 } },
+    });
+    const done = await settled('pre', (st) => st.updatedAvailableReplicas === 4, 60_000);
+    expect(done.currentRevision).toBe(done.updateRevision);
+    for (const p of await pods('pre'))
+      expect(status(p)).toMatchObject({ image: image(tag), restartCount: 1 });
+    await until(async () => ((await owned()).length === 0 ? true : undefined), 30_000);
+  }, 180_000);
 
   it('a pod marked specified-delete waits for the preDelete hook, then is replaced', async () => {
     const hook = { 'example.io/block': 'true' };

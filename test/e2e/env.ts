@@ -10,10 +10,13 @@ export interface System extends KruiseSystem {
   registry: string;
 }
 
-/** Starts the system for one test file; its stop first checks that no process logged a Secret. */
-export async function startSystem(node: string): Promise<System> {
+/**
+ * Starts the system for one test file (`managerArgs`: extra kruise-manager flags such as feature
+ * gates); its stop first checks that no process logged a Secret.
+ */
+export async function startSystem(node: string, opts: { managerArgs?: string[] } = {}): Promise<System> {
   const criSocket = inject('criSocket');
-  const kruise = await startKruiseSystem(node, `unix://${criSocket}`, ['--restart-backoff=1s']);
+  const kruise = await startKruiseSystem(node, `unix://${criSocket}`, ['--restart-backoff=1s'], opts);
   const stopKruise = kruise.stop;
   return Object.assign(kruise, {
     criSocket,

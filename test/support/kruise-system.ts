@@ -33,11 +33,15 @@ export interface KruiseSystem {
   stop(): Promise<void>;
 }
 
-/** Starts Kruise for node `node` on `runtimeEndpoint`; the local node also gets `localNodeArgs`. */
+/**
+ * Starts Kruise for node `node` on `runtimeEndpoint`; the local node also gets `localNodeArgs`,
+ * kruise-manager `options.managerArgs`.
+ */
 export async function startKruiseSystem(
   node: string,
   runtimeEndpoint: string,
   localNodeArgs: string[] = [],
+  options: { managerArgs?: string[] } = {},
 ): Promise<KruiseSystem> {
   const dir = mkdtempSync(join(tmpdir(), 'kruise-system-'));
   const cp = await ControlPlane.start();
@@ -72,7 +76,7 @@ export async function startKruiseSystem(
   try {
     await installKruiseApi(client);
     const [managerStart, localNodeStart] = await Promise.allSettled([
-      startManagerProcess(kubeconfig),
+      startManagerProcess(kubeconfig, options.managerArgs),
       startLocalNode(),
     ]);
     if (managerStart.status === 'fulfilled') programs.manager = managerStart.value.program;
