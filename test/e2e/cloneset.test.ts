@@ -6,6 +6,7 @@ import { type KubeObject, Resources } from '@kruise/runtime';
 type Pod = KubeObject;
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl } from '../support/kubectl.ts';
 import { podLog } from '../support/pod-log.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
@@ -17,7 +18,12 @@ const NODE = 'cloneset-node';
 let sys: System;
 beforeAll(async () => {
   // pre-download of the new image before an in-place update (off by default, as upstream)
-  sys = await startSystem(NODE, { managerArgs: ['--feature-gates=PreDownloadImageForInPlaceUpdate=true'] });
+  // pre-download of the new image before an in-place update and in-place resizes (off by default, as upstream)
+  sys = await startSystem(NODE, {
+    managerArgs: [
+      '--feature-gates=PreDownloadImageForInPlaceUpdate=true,InPlaceWorkloadVerticalScaling=true',
+    ],
+  });
 }, 120_000);
 afterAll(() => sys?.stop());
 
@@ -356,4 +362,168 @@ describe('CloneSet on a real node', () => {
       (st, p) => st.availableReplicas === 2 && p.length === 2 && !p.some((x) => x.metadata!.name === name),
     );
   });
+
+  it('volumeClaimTemplates: local-path PVCs per instance id, reused by a replacement pod; disablePVCReuse and scale-in delete them', async () => {
+    const claims = async () =>
+      (
+        (await sys.client.list(Resources.PersistentVolumeClaim, { namespace: 'default' }))
+          .items as KubeObject[]
+      )
+        .filter((c) => c.metadata?.name?.startsWith('data-vols-') && !c.metadata.deletionTimestamp)
+        .map((c) => c.metadata!.name!)
+        .sort();
+    const inPod = async (pod: string, script: string) => {
+      const r = await kubectl(sys.kubeconfig, ['exec', pod, '-c', 'app', '--', 'sh', '-c', script]);
+      if (r.status !== 0) throw new Error(`kubectl exec ${pod}: ${r.stderr}`);
+      return r.stdout;
+    };
+    const idOf = (p: Pod) => p.metadata!.labels!['apps.kruise.io/cloneset-instance-id']!;
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('vols', {
+        replicas: 2,
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+        template: {
+          metadata: { labels: { app: 'vols' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [
+              {
+                name: 'app',
+                image: image('v1'),
+                command: LOOP,
+                volumeMounts: [{ name: 'data', mountPath: '/data' }],
+              },
+            ],
+          },
+        },
+      }),
+    );
+    await settled('vols', (st, p) => p.length === 2 && st.availableReplicas === 2, 60_000);
+    const [first, second] = await pods('vols');
+    expect(await claims()).toEqual([first, second].map((p) => `data-vols-${idOf(p!)}`).sort());
+    for (const p of [first!, second!]) {
+      const pvc = (await sys.client.get(
+        Resources.PersistentVolumeClaim,
+        'default',
+        `data-vols-${idOf(p)}`,
+      )) as KubeObject;
+      expect(pvc.status?.phase).toBe('Bound');
+      const pv = (await sys.client.get(
+        Resources.PersistentVolume,
+        undefined,
+        pvc.spec.volumeName,
+      )) as KubeObject;
+      expect(pv.spec.hostPath.path.startsWith(sys.localPathRoot)).toBe(true);
+      expect(p.spec!.volumes).toContainEqual({
+        name: 'data',
+        persistentVolumeClaim: { claimName: `data-vols-${idOf(p)}` },
+      });
+      await inPod(p.metadata!.name!, `echo written-by-${p.metadata!.uid} > /data/f`);
+    }
+
+    // a deleted pod (not a scale-in) is replaced under the same instance id, on the same claim and data
+    await sys.client.delete(Resources.Pod, 'default', first!.metadata!.name!, { gracePeriodSeconds: 1 });
+    const replaced = await settled(
+      'vols',
+      (st, p) =>
+        st.availableReplicas === 2 &&
+        p.length === 2 &&
+        !p.some((x) => x.metadata!.uid === first!.metadata!.uid),
+      60_000,
+    ).then(() => pods('vols'));
+    const successor = replaced.find((p) => idOf(p) === idOf(first!))!;
+    expect(successor.metadata!.name).toBe(first!.metadata!.name);
+    expect(await inPod(successor.metadata!.name!, 'cat /data/f')).toBe(
+      `written-by-${first!.metadata!.uid}\n`,
+    );
+    expect(await claims()).toEqual([first, second].map((p) => `data-vols-${idOf(p!)}`).sort());
+
+    // disablePVCReuse: the claim goes with its pod; the replacement gets a new id and an empty volume
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'vols', {
+      spec: { scaleStrategy: { disablePVCReuse: true } },
+    });
+    await settled('vols', (st) => st.availableReplicas === 2);
+    await sys.client.delete(Resources.Pod, 'default', second!.metadata!.name!, { gracePeriodSeconds: 1 });
+    const fresh = await until(async () => {
+      const p = await pods('vols');
+      const n = p.find((x) => idOf(x) !== idOf(first!) && idOf(x) !== idOf(second!));
+      const c = await claims();
+      return n && status(n)?.ready && !c.includes(`data-vols-${idOf(second!)}`) ? n : undefined;
+    }, 60_000);
+    expect(await claims()).toEqual([successor, fresh].map((p) => `data-vols-${idOf(p)}`).sort());
+    expect(await inPod(fresh.metadata!.name!, 'ls /data')).toBe('');
+
+    // scale-in takes the pod and its claim
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'vols', { spec: { replicas: 1 } });
+    await settled('vols', (st, p) => p.length === 1 && st.replicas === 1, 60_000);
+    const [kept] = await pods('vols');
+    await until(async () => ((await claims()).length === 1 ? true : undefined));
+    expect(await claims()).toEqual([`data-vols-${idOf(kept!)}`]);
+  }, 180_000);
+
+  it('vertical scaling in place (gate InPlaceWorkloadVerticalScaling): new cpu for the same container, no restart, Ready throughout', async () => {
+    const sized = (requests: string, limits: string) => ({
+      metadata: { labels: { app: 'sized' } },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [
+          {
+            name: 'app',
+            image: image('v1'),
+            command: LOOP,
+            resources: {
+              requests: { cpu: requests, memory: '32Mi' },
+              limits: { cpu: limits, memory: '64Mi' },
+            },
+            resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+          },
+        ],
+      },
+    });
+    await sys.client.create(
+      Resources.CloneSet,
+      cloneSet('sized', {
+        replicas: 1,
+        updateStrategy: { type: 'InPlaceIfPossible' },
+        template: sized('100m', '200m'),
+      }),
+    );
+    await settled('sized', (st, p) => st.availableReplicas === 1 && p.length === 1, 60_000);
+    const [before] = await pods('sized');
+    expect(status(before!).resources).toMatchObject({ limits: { cpu: '200m' } });
+    await sys.client.mergePatch(Resources.CloneSet, 'default', 'sized', {
+      spec: { template: sized('150m', '300m') },
+    });
+    const readiness: string[] = [];
+    const done = await until(async () => {
+      const [cs, [p]] = await Promise.all([get('sized'), pods('sized')]);
+      readiness.push(
+        p?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status ?? 'none',
+      );
+      const s = cs.status;
+      return s?.observedGeneration === cs.metadata?.generation &&
+        s?.updatedAvailableReplicas === 1 &&
+        s.currentRevision === s.updateRevision &&
+        status(p!)?.resources?.limits?.cpu === '300m'
+        ? p
+        : undefined;
+    }, 60_000);
+    expect(done!.metadata!.uid).toBe(before!.metadata!.uid);
+    expect(done!.spec!.containers[0].resources).toEqual({
+      requests: { cpu: '150m', memory: '32Mi' },
+      limits: { cpu: '300m', memory: '64Mi' },
+    });
+    expect(status(done!)).toMatchObject({
+      containerID: status(before!).containerID,
+      restartCount: 0,
+      resources: { requests: { cpu: '150m' }, limits: { cpu: '300m' } },
+    });
+    expect(readiness.filter((r) => r !== 'True')).toEqual([]);
+  }, 120_000);
 });

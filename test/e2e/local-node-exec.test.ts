@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { kubectlPath } from '../support/kube-tools.ts';
+import { kubectl as runKubectl } from '../support/kubectl.ts';
 import { useLocalNode } from '../support/local-node-env.ts';
 import { eventually } from '../support/poll.ts';
 
@@ -38,16 +37,7 @@ beforeAll(async () => {
 });
 
 /** Runs kubectl without blocking (the control plane answers from this process). */
-const kubectl = (args: string[], input?: string) =>
-  new Promise<{ stdout: string; stderr: string; status: number | null }>((resolve) => {
-    const child = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, ...args]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (status) => resolve({ stdout, stderr, status }));
-    child.stdin.end(input ?? '');
-  });
+const kubectl = (args: string[], input?: string) => runKubectl(kubeconfig, args, input);
 
 describe('kubectl exec', () => {
   it('runs a command in the container and prints its output, stderr apart, with its exit code', async () => {

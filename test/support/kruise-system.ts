@@ -24,6 +24,8 @@ export interface KruiseSystem {
   node: string;
   /** The CRI endpoint (`unix://…`) of the local node and kruise-daemon. */
   runtimeEndpoint: string;
+  /** Where the control plane's local-path provisioner makes PersistentVolume directories. */
+  localPathRoot: string;
   manager: Program;
   localNode: Program;
   daemon: Program;
@@ -44,7 +46,9 @@ export async function startKruiseSystem(
   options: { managerArgs?: string[] } = {},
 ): Promise<KruiseSystem> {
   const dir = mkdtempSync(join(tmpdir(), 'kruise-system-'));
-  const cp = await ControlPlane.start();
+  // local-path volumes in the system's own directory (removed with it), not /var/lib/kruise
+  const localPathRoot = join(dir, 'local-path');
+  const cp = await ControlPlane.start({ localPathRoot });
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, cp.kubeconfig());
   const client = KubeClient.fromString(cp.kubeconfig());
@@ -94,6 +98,7 @@ export async function startKruiseSystem(
       kubeconfig,
       node,
       runtimeEndpoint,
+      localPathRoot,
       manager,
       localNode,
       daemon,

@@ -51,6 +51,8 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   // delete), its status and podsToDelete, its revisions (rollback renumbers, history is truncated,
   // pre-download labels them) and PVCs from volumeClaimTemplates.
   rule([''], ['pods'], ['create', 'update', 'patch', 'delete']),
+  // … and in-place cpu/memory changes, which Kubernetes takes only through pods/resize.
+  rule([''], ['pods/resize'], ['patch']),
   rule(['apps.kruise.io'], ['clonesets'], [...WATCH, 'get', 'update']),
   rule(['apps.kruise.io'], ['clonesets/status'], ['update']),
   rule(['apps'], ['controllerrevisions'], [...WATCH, 'create', 'update', 'patch', 'delete']),
@@ -138,6 +140,12 @@ export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
     verb,
     why: 'CloneSet volumeClaimTemplates; the embedded control plane does not serve PersistentVolumeClaims yet',
   })),
+  {
+    role: 'kruise-manager-role',
+    resource: 'pods/resize',
+    verb: 'patch',
+    why: 'in-place cpu/memory changes of CloneSet pods (gate InPlaceWorkloadVerticalScaling, off in deploy/)',
+  },
   {
     role: 'kruise-manager-role',
     resource: 'controllerrevisions',

@@ -365,15 +365,35 @@ function podStore(initial: Pod) {
     );
     return structuredClone(stored);
   };
+  // as kube-apiserver 1.33: a stale resourceVersion conflicts, resources change only through pods/resize
+  const conflict = () =>
+    new ConflictError(409, { reason: 'Conflict', message: 'the object has been modified' });
+  const sameResources = (p: Pod) =>
+    JSON.stringify(p.spec?.containers?.map((c) => c.resources)) ===
+    JSON.stringify(stored.spec?.containers?.map((c) => c.resources));
   const access: PodAccess = {
     get: async () => structuredClone(stored),
     update: async (p) => {
       writes.push('update');
+      if (p.metadata?.resourceVersion && p.metadata.resourceVersion !== stored.metadata?.resourceVersion)
+        throw conflict();
+      if (!sameResources(p)) throw new Error('pod updates may not change fields other than …');
       return bump({ ...p, status: stored.status } as Pod);
     },
     updateStatus: async (p) => {
       writes.push('status');
       return bump({ ...stored, status: p.status } as Pod);
+    },
+    resize: async (_p, resources) => {
+      writes.push(`resize ${JSON.stringify(resources)}`);
+      const next = structuredClone(stored);
+      for (const c of next.spec!.containers)
+        if (resources[c.name])
+          c.resources = {
+            limits: { ...c.resources?.limits, ...resources[c.name]!.limits },
+            requests: { ...c.resources?.requests, ...resources[c.name]!.requests },
+          };
+      return bump(next);
     },
   };
   return { access, writes, current: () => stored };
@@ -411,6 +431,37 @@ describe('in-place update flow', () => {
     gates: GATES,
     kubeletHash: () => 0,
     ...extra,
+  });
+
+  it('vertical scaling: cpu through pods/resize first, then the rest on the resized pod; Ready stays (NotRequired)', async () => {
+    const sized = (cpu: string) => [
+      {
+        name: 'main',
+        image: 'busybox:v1',
+        resources: { requests: { cpu }, limits: { cpu } },
+        resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+      },
+    ];
+    const store = podStore(runningPod(sized('1')));
+    const control = new InPlaceUpdateControl(store.access, () => Date.parse('2026-01-01T00:00:00Z'));
+    const to = revision(template(sized('2')));
+    const vertical = opts({ gates: { ...GATES, verticalScaling: true } });
+    const res = await control.update(store.current(), revision(template(sized('1'))), to, vertical);
+    expect(res.inPlace).toBe(true);
+    // no not-ready mark; the first update conflicts with the resize and is made again on the resized pod
+    expect(store.writes).toEqual([
+      'resize {"main":{"limits":{"cpu":"2"},"requests":{"cpu":"2"}}}',
+      'update',
+      'update',
+    ]);
+    const pod = store.current();
+    expect(pod.spec!.containers[0]!.resources).toEqual({ limits: { cpu: '2' }, requests: { cpu: '2' } });
+    expect(pod.metadata!.labels!['controller-revision-hash']).toBe(to.metadata!.name);
+    expect(JSON.parse(pod.metadata!.annotations![INPLACE_UPDATE_STATE_KEY]!)).toMatchObject({
+      revision: to.metadata!.name,
+      updateResources: true,
+    });
+    expect(pod.status!.conditions!.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 
   it('marks the pod not-ready, then writes the new image, revision labels and state in one update', async () => {

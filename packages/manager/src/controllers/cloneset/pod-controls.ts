@@ -35,6 +35,18 @@ export function podControls(client: KubeClient, now: () => number): PodControls 
         (await client.update(Resources.Pod, pod as unknown as KubeObject)) as unknown as Pod,
       updateStatus: async (pod) =>
         (await client.updateStatus(Resources.Pod, pod as unknown as KubeObject)) as unknown as Pod,
+      // a strategic merge patch of the containers' resources, as upstream's GenerateResourcePatch
+      resize: async (pod, resources) =>
+        (await client.request(
+          'PATCH',
+          `/api/v1/namespaces/${pod.metadata?.namespace}/pods/${pod.metadata?.name}/resize`,
+          {
+            body: {
+              spec: { containers: Object.entries(resources).map(([name, r]) => ({ name, resources: r })) },
+            },
+            contentType: 'application/strategic-merge-patch+json',
+          },
+        )) as Pod,
     },
     now,
   );

@@ -1,7 +1,7 @@
 import { kubeTime } from '@kruise/api';
 import { retryOnConflict } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
-import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { recomputeReadyCondition, setPodCondition } from '../podreadiness/conditions.ts';
 import { hasRevision, writeRevisionHash } from '../revision/pod-revision.ts';
 import { hasNextBatch, patchUpdateSpecToPod, preCheckBeforeNext } from './batches.ts';
@@ -25,6 +25,7 @@ import {
   serializeUpdateSpec,
   type UpdateSpec,
 } from './state.ts';
+import { resourceChanges } from './vertical.ts';
 
 /** How the library reads and writes pods (the API; a fake in tests). */
 export interface PodAccess {
@@ -32,6 +33,11 @@ export interface PodAccess {
   get(namespace: string, name: string): Promise<Pod>;
   update(pod: Pod): Promise<Pod>;
   updateStatus(pod: Pod): Promise<Pod>;
+  /**
+   * Writes containers' cpu/memory through `pods/resize` (since Kubernetes 1.32 the only write that
+   * may change them), by container name.
+   */
+  resize(pod: Pod, resources: Record<string, ResourceRequirements>): Promise<Pod>;
 }
 
 /** Options of one workload's in-place updates. */
@@ -126,7 +132,7 @@ export class InPlaceUpdateControl {
 
   private async start(pod: Pod, spec: UpdateSpec, opts: InPlaceUpdateOptions): Promise<string | undefined> {
     return this.onLatest(pod, async (latest) => {
-      let clone = latest;
+      const clone = latest;
       clone.metadata ??= {};
       clone.metadata.labels ??= {};
       writeRevisionHash(clone.metadata.labels, spec.revision, opts.shortHash === true);
@@ -144,12 +150,14 @@ export class InPlaceUpdateControl {
       annotations[INPLACE_UPDATE_STATE_KEY] = serializeState(state);
       delete annotations[INPLACE_UPDATE_STATE_KEY_OLD];
       if (!spec.graceSeconds || spec.graceSeconds <= 0) {
-        clone = patchUpdateSpecToPod(clone, spec, state, {
+        const next = patchUpdateSpecToPod(clone, spec, state, {
           verticalScaling: opts.gates.verticalScaling === true,
           now: this.now(),
         });
-        removeGrace(clone);
-      } else annotations[INPLACE_UPDATE_GRACE_KEY] = serializeUpdateSpec(spec);
+        removeGrace(next);
+        return (await this.write(clone, next)).metadata?.resourceVersion;
+      }
+      annotations[INPLACE_UPDATE_GRACE_KEY] = serializeUpdateSpec(spec);
       return (await this.pods.update(clone)).metadata?.resourceVersion;
     });
   }
@@ -189,27 +197,29 @@ export class InPlaceUpdateControl {
     let delayMs: number | undefined;
     await this.onLatest(pod, async (latest) => {
       delayMs = undefined;
-      let clone = latest;
+      const clone = latest;
       const spec = readGraceSpec(clone);
       if (!spec) return;
       const state = readState(clone);
       if (!state)
         throw new Error(`pod has ${INPLACE_UPDATE_GRACE_KEY} but ${INPLACE_UPDATE_STATE_KEY} not found`);
-      if (!hasRevision(clone.metadata?.labels, spec.revision)) removeGrace(clone);
-      else {
-        const span = this.now() - Date.parse(state.updateTimestamp);
-        const grace = (spec.graceSeconds ?? 0) * 1000;
-        if (span < grace) {
-          delayMs = roundUpSeconds(grace - span);
-          return;
-        }
-        clone = patchUpdateSpecToPod(clone, spec, state, {
-          verticalScaling: opts.gates.verticalScaling === true,
-          now: this.now(),
-        });
+      if (!hasRevision(clone.metadata?.labels, spec.revision)) {
         removeGrace(clone);
+        await this.pods.update(clone);
+        return;
       }
-      await this.pods.update(clone);
+      const span = this.now() - Date.parse(state.updateTimestamp);
+      const grace = (spec.graceSeconds ?? 0) * 1000;
+      if (span < grace) {
+        delayMs = roundUpSeconds(grace - span);
+        return;
+      }
+      const next = patchUpdateSpecToPod(clone, spec, state, {
+        verticalScaling: opts.gates.verticalScaling === true,
+        now: this.now(),
+      });
+      removeGrace(next);
+      await this.write(clone, next);
     });
     return delayMs === undefined ? {} : { delayMs };
   }
@@ -239,9 +249,21 @@ export class InPlaceUpdateControl {
         now: this.now(),
       });
       updated = true;
-      await this.pods.update(next);
+      await this.write(clone, next);
     });
     return updated;
+  }
+
+  /**
+   * Writes an in-place change of `current` (as read) into `next`: cpu/memory first through
+   * `pods/resize` (upstream's PatchPodResource), then the pod. After a resize the pod's
+   * resourceVersion moved on, so that update conflicts and the caller's retry, reading the resized
+   * pod, writes the rest (as upstream's).
+   */
+  private async write(current: Pod, next: Pod): Promise<Pod> {
+    const resources = resourceChanges(current, next);
+    if (Object.keys(resources).length) await this.pods.resize(next, resources);
+    return this.pods.update(next);
   }
 
   /**

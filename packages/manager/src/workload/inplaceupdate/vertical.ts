@@ -94,3 +94,34 @@ export function resourcesNotUpdated(pod: Pod): string | undefined {
   }
   return undefined;
 }
+
+/** Only the cpu and memory entries of a resource list. */
+function resizable(list: Record<string, unknown> | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(list ?? {})
+      .filter(([k]) => RESIZABLE_RESOURCES.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
+}
+
+/**
+ * The cpu/memory requests and limits of `after`'s containers that differ from `before`'s, by
+ * container name, each container's whole cpu/memory lists (what a `pods/resize` write sends).
+ */
+export function resourceChanges(before: Pod, after: Pod): Record<string, ResourceRequirements> {
+  const old = new Map((before.spec?.containers ?? []).map((c) => [c.name, c.resources ?? {}]));
+  const differs = (now: Record<string, string>, then: Record<string, unknown> | undefined) =>
+    Object.entries(now).some(([k, v]) => then?.[k] === undefined || !quantitiesEqual(v, then[k] as string));
+  const out: Record<string, ResourceRequirements> = {};
+  for (const c of after.spec?.containers ?? []) {
+    const was = old.get(c.name);
+    const limits = resizable(c.resources?.limits);
+    const requests = resizable(c.resources?.requests);
+    if (!differs(limits, was?.limits) && !differs(requests, was?.requests)) continue;
+    out[c.name] = {
+      ...(Object.keys(limits).length ? { limits } : {}),
+      ...(Object.keys(requests).length ? { requests } : {}),
+    };
+  }
+  return out;
+}
