@@ -1,10 +1,9 @@
 import { type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { trimmedPods } from '../../src/informers.ts';
 import { eventually } from '../env.ts';
 import {
-  type CloneSetEnv,
   cloneSet,
   getCloneSet,
   image,
@@ -12,8 +11,8 @@ import {
   runUntil,
   setImage,
   sleep,
-  startCloneSetEnv,
   statusWhen,
+  useCloneSetEnv,
 } from './harness.ts';
 
 /**
@@ -21,13 +20,10 @@ import {
  * it cannot make in place, and maxSurge during an in-place update — through the controller, with
  * the test playing kubelet.
  */
-let env: CloneSetEnv;
 let client: KubeClient;
-beforeAll(async () => {
-  env = await startCloneSetEnv();
-  client = env.client;
+const env = useCloneSetEnv([], (started) => {
+  client = started.client;
 });
-afterAll(() => env?.stop());
 
 const ready = (name: string, replicas: number) =>
   statusWhen(client, name, (s, pods) => pods.length === replicas && s.availableReplicas === replicas);
