@@ -25,7 +25,13 @@ beforeAll(async () => {
     ],
   });
 }, 120_000);
-afterAll(() => sys?.stop());
+afterAll(async () => {
+  // the CloneSets first, so they do not replace the pods the system's stop deletes
+  const sets = await sys?.client.list(Resources.CloneSet, { namespace: 'default' }).catch(() => undefined);
+  for (const cs of sets?.items ?? [])
+    await sys.client.delete(Resources.CloneSet, 'default', cs.metadata!.name!).catch(() => undefined);
+  await sys?.stop();
+});
 
 const image = (tag: string) => `${sys.registry}/busybox:${tag}`;
 const cloneSet = (name: string, spec: Record<string, unknown> = {}) =>
