@@ -25,21 +25,34 @@ const env = useCloneSetEnv([], (started) => {
   client = started.client;
 });
 
+/** Generous: the conditions hold within a second on an idle machine, far later on a loaded one. */
+const WAIT_MS = 30_000;
 const ready = (name: string, replicas: number) =>
-  statusWhen(client, name, (s, pods) => pods.length === replicas && s.availableReplicas === replicas);
+  statusWhen(
+    client,
+    name,
+    (s, pods) => pods.length === replicas && s.availableReplicas === replicas,
+    WAIT_MS,
+  );
 /** Labels a pod and waits until the manager's pod cache shows it (the order is computed from that cache). */
 const label = async (pod: Pod, labels: Record<string, string>) => {
   const name = pod.metadata!.name!;
   await client.mergePatch(Resources.Pod, 'default', name, { metadata: { labels } });
   const cache = trimmedPods(env.app.manager);
-  await eventually(() =>
-    Object.entries(labels).every(([k, v]) => cache.get(`default/${name}`)?.metadata?.labels?.[k] === v),
+  await eventually(
+    () => Object.entries(labels).every(([k, v]) => cache.get(`default/${name}`)?.metadata?.labels?.[k] === v),
+    WAIT_MS,
   );
 };
 const updated = async (name: string) => (await podsOf(client, name)).filter((p) => image(p) === 'busybox:v2');
 /** Waits until `count` pods run v2 (while the test plays kubelet), then a moment more: no other pod follows. */
 const settledAt = async (name: string, count: number) => {
-  await runUntil(client, name, (pods) => pods.filter((p) => image(p) === 'busybox:v2').length >= count);
+  await runUntil(
+    client,
+    name,
+    (pods) => pods.filter((p) => image(p) === 'busybox:v2').length >= count,
+    WAIT_MS,
+  );
   await sleep(600);
   const pods = await updated(name);
   expect(pods).toHaveLength(count);
@@ -123,7 +136,7 @@ describe('CloneSet update types', () => {
         },
       },
     });
-    await statusWhen(client, 'strict', (s) => s.updateRevision !== s.currentRevision);
+    await statusWhen(client, 'strict', (s) => s.updateRevision !== s.currentRevision, WAIT_MS);
     await client.mergePatch(Resources.CloneSet, 'default', 'strict', {
       spec: { updateStrategy: { type: 'InPlaceOnly', partition: 0 } },
     });
@@ -131,7 +144,7 @@ describe('CloneSet update types', () => {
       const cs = await getCloneSet(client, 'strict');
       const c = cs.status?.conditions?.find((x) => x.type === 'FailedUpdate');
       return cs.status?.observedGeneration === cs.metadata?.generation && c ? c : undefined;
-    });
+    }, WAIT_MS);
     expect(failed).toMatchObject({
       status: 'True',
       message: `find Pod ${before!.metadata!.name} update strategy is InPlaceOnly but can not update in-place`,
@@ -154,11 +167,12 @@ describe('CloneSet update types', () => {
     await ready('surged', 3);
     const before = (await podsOf(client, 'surged')).map((p) => p.metadata!.uid!);
     await setImage(client, 'surged', 'busybox:v2');
-    // the surge pod comes first, of the new revision, while the three old pods all stay on v1
+    // the surge pod comes first, of the new revision; with maxUnavailable 0 no old pod is touched
+    // while it is not ready (the test does not run it here)
     const surge = await eventually(async () => {
       const pods = await podsOf(client, 'surged');
       return pods.length === 4 ? pods : undefined;
-    });
+    }, WAIT_MS);
     const extra = surge.filter((p) => !before.includes(p.metadata!.uid!));
     expect(extra.map(image)).toEqual(['busybox:v2']);
     expect(surge.filter((p) => before.includes(p.metadata!.uid!)).map(image)).toEqual([
@@ -171,6 +185,7 @@ describe('CloneSet update types', () => {
       'surged',
       (s, pods) =>
         pods.length === 3 && s.updatedAvailableReplicas === 3 && s.currentRevision === s.updateRevision,
+      WAIT_MS,
     );
     expect(done.replicas).toBe(3);
     const after = await podsOf(client, 'surged');
