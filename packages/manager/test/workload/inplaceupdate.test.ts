@@ -420,6 +420,7 @@ function checkedPodStore(initial: Pod) {
       check(p);
       return store.access.updateStatus(p);
     },
+    resize: (p, resources) => store.access.resize(p, resources),
   };
   return { ...store, access, gets: () => gets };
 }
