@@ -13,7 +13,9 @@ import {
   watchProgram,
 } from '@kruise/stack/processes';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runBinary } from '../../packages/control-plane/test/kubectl-run.ts';
 import { freePort } from '../support/free-port.ts';
+import { kubectlPath } from '../support/kube-tools.ts';
 import { asNobody } from '../support/nobody.ts';
 import { podLog } from '../support/pod-log.ts';
 import { eventually } from '../support/poll.ts';
@@ -86,6 +88,19 @@ describe('pnpm start (the local stack)', () => {
       /^app: started \d\d:\d\d:\d\d\napp: stopping\n$/,
     );
     expect(await podLog(client, 'demo', { container: 'app' })).toMatch(/^app: started \d\d:\d\d:\d\d\n$/);
+    // The PATH line it prints makes `kubectl kruise` work (the real kubectl finds the plugin).
+    const pluginDir = /export PATH=(\S+):\$PATH/.exec(out)?.[1];
+    expect(pluginDir).toBeDefined();
+    const history = await runBinary(
+      kubectlPath(),
+      ['kruise', 'rollout', 'history', 'cloneset/demo-cloneset'],
+      {
+        PATH: `${pluginDir}:${process.env.PATH}`,
+        KUBECONFIG: join(stateDir, 'kubeconfig'),
+      },
+    );
+    expect(history).toMatchObject({ code: 0, err: '' });
+    expect(history.out).toMatch(/^cloneset\.apps\.kruise\.io\/demo-cloneset \nREVISION {2}CHANGE-CAUSE\n1 /);
     // Ctrl-C, and again while it stops: every program of the job gets both, and nothing may die halfway.
     const exited = new Promise<number | null>((r) => stack.child.once('exit', (code) => r(code)));
     process.kill(-stack.child.pid!, 'SIGINT');
