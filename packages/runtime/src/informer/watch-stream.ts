@@ -34,10 +34,12 @@ export async function streamWatch(
   let buffer = '';
   for await (const chunk of response) {
     buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    // The chunk's lines are read from an offset, and what is left kept once (not re-sliced per line).
+    let start = 0;
     let newline = buffer.indexOf('\n');
     while (newline !== -1) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
+      const line = buffer.slice(start, newline).trim();
+      start = newline + 1;
       if (line) {
         let event: WatchEvent;
         try {
@@ -47,7 +49,8 @@ export async function streamWatch(
         }
         onEvent(event);
       }
-      newline = buffer.indexOf('\n');
+      newline = buffer.indexOf('\n', start);
     }
+    buffer = buffer.slice(start);
   }
 }
