@@ -3,6 +3,7 @@ import type { CloneSet } from './schema/cloneset.ts';
 import type { ImageListPullJob } from './schema/imagelistpulljob.ts';
 import type { ImagePullJob, ImagePullJobTemplate } from './schema/imagepulljob.ts';
 import type { ImageTagPullPolicy, NodeImage } from './schema/nodeimage.ts';
+import { isoTime } from './time.ts';
 
 /** Default pull timeout of one attempt, in seconds. */
 export const DEFAULT_PULL_TIMEOUT_SECONDS = 600;
@@ -41,10 +42,7 @@ export function compareTags(a: { tag: string }, b: { tag: string }): number {
  * Upstream's NodeImage defaults: every tag gets `createdAt` (now) and a pull policy with
  * timeout 600 and backoff 3; spec and status tags are sorted by tag. Mutates `nodeImage`.
  */
-export function setNodeImageDefaults(
-  nodeImage: NodeImage,
-  now: string = new Date().toISOString(),
-): NodeImage {
+export function setNodeImageDefaults(nodeImage: NodeImage, now: string = isoTime()): NodeImage {
   for (const image of Object.values(nodeImage.spec?.images ?? {})) {
     for (const tag of image.tags ?? []) {
       if (!tag.createdAt) tag.createdAt = now;

@@ -22,7 +22,9 @@ describe('logger', () => {
       key: 'default/job',
       component: 'kruise-manager',
     });
-    expect(typeof entry.time).toBe('string');
+    // RFC 3339 in UTC with milliseconds, as pino's isoTime, and the time of the write.
+    expect(entry.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(entry.time) - Date.now())).toBeLessThan(60_000);
     expect(lines).toHaveLength(1);
   });
 

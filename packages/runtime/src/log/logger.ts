@@ -1,3 +1,4 @@
+import { isoTime } from '@kruise/api';
 import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
@@ -14,7 +15,8 @@ export function createLogger(
     {
       level,
       base: options.name ? { component: options.name } : {},
-      timestamp: pino.stdTimeFunctions.isoTime,
+      // pino's isoTime, without Date#toISOString (see isoTime).
+      timestamp: () => `,"time":"${isoTime()}"`,
       formatters: { level: (label) => ({ level: label }) },
     },
     options.destination,
