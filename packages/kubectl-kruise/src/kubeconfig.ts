@@ -59,9 +59,9 @@ export function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv
 export function mergeKubeconfigs(files: readonly string[]): MergedConfig {
   const merged: MergedConfig = { clusters: [], users: [], contexts: [] };
   for (const file of files) {
-    const config = (parse(readFileSync(file, 'utf8')) ?? {}) as Record<string, unknown>;
+    const config = loadConfigFile(file);
     for (const section of ['clusters', 'users', 'contexts'] as const) {
-      const entries = Array.isArray(config[section]) ? (config[section] as Named[]) : [];
+      const entries = (config[section] ?? []) as Named[];
       for (const entry of entries) {
         if (!entry?.name || merged[section].some((e) => e.name === entry.name)) continue;
         merged[section].push(resolvePaths(section, entry, dirname(resolve(file))));
@@ -72,6 +72,25 @@ export function mergeKubeconfigs(files: readonly string[]): MergedConfig {
       merged['current-context'] = current;
   }
   return merged;
+}
+
+/** One kubeconfig file as an object; kubectl's `error loading config file` when it is not one. */
+function loadConfigFile(file: string): Record<string, unknown> {
+  let config: unknown;
+  try {
+    config = parse(readFileSync(file, 'utf8')) ?? {};
+  } catch (err) {
+    throw new Error(`error loading config file "${file}": ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (typeof config !== 'object' || Array.isArray(config))
+    throw new Error(`error loading config file "${file}": not a kubeconfig object`);
+  for (const section of ['clusters', 'users', 'contexts'])
+    if (
+      (config as Record<string, unknown>)[section] != null &&
+      !Array.isArray((config as Record<string, unknown>)[section])
+    )
+      throw new Error(`error loading config file "${file}": ${section} must be a list`);
+  return config as Record<string, unknown>;
 }
 
 function resolvePaths(section: 'clusters' | 'users' | 'contexts', entry: Named, dir: string): Named {

@@ -123,6 +123,10 @@ describe('kubeconfig handling', () => {
       const r = await plugin.kruise(['scale', '--replicas=9', 'cloneset/web', '-n', 'team-b', ...flags]);
       expect({ flags, code: r.code, err: r.err }).toEqual({ flags, code: 1, err });
     }
+    const broken = plugin.write('broken.yaml', 'clusters: [\n');
+    const r = await plugin.kruise(['scale', '--replicas=9', 'cloneset/web', `--kubeconfig=${broken}`]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(new RegExp(`^error: error loading config file "${broken}": .+\n$`));
     expect(await replicas()).toBe(4);
   });
 });
