@@ -196,7 +196,12 @@ describe('CloneSet on a real node', () => {
     expect(after!.metadata!.uid).toBe(before!.metadata!.uid);
     expect(status(after!).restartCount).toBe(1);
     expect(status(after!).image).toBe(image('v2'));
-    expect(await podLog(sys.client, after!.metadata!.name!, { container: 'app' })).toContain('version=v2');
+    // The container's first line reaches its log file a moment after it starts: wait for it.
+    await until(async () =>
+      (await podLog(sys.client, after!.metadata!.name!, { container: 'app' })).includes('version=v2')
+        ? true
+        : undefined,
+    );
   });
 
   it('maxUnavailable 1 paces an in-place update: never more than one pod unavailable, one after another', async () => {

@@ -133,7 +133,8 @@ describe('Informer', () => {
     await informer.waitForSync();
     const started = Date.now();
     await informer.stop();
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Promptly: not after the watch's request gives up (a loaded machine may take a second or two).
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('filters by field selector', async () => {
