@@ -46,6 +46,15 @@ const eventsOf = async (pod: string) =>
   (await client.list(Resources.Event, { namespace: 'default' })).items
     .filter((e: any) => e.involvedObject.name === pod)
     .map((e: any) => `${e.reason}: ${e.message}`);
+/** Waits until the pod has each of these events (the recorder writes them a moment after the status). */
+const expectEvents = (pod: string, wanted: string[]) =>
+  until(async () => {
+    const events = await eventsOf(pod);
+    return wanted.every((w) => events.includes(w)) ? true : undefined;
+  }).catch(async (err) => {
+    expect(await eventsOf(pod)).toEqual(expect.arrayContaining(wanted));
+    throw err;
+  });
 
 describe('probes', () => {
   it('exec readiness drives the container and the pod Ready; startup holds readiness back; tcpSocket readiness follows a listener', async () => {
@@ -100,13 +109,10 @@ describe('probes', () => {
       message: 'containers with unready status: [app tcp]',
     });
     expect(statusOf(p, 'app').restartCount).toBe(0);
-    const events = await eventsOf('readyz');
-    expect(events).toContain(
+    await expectEvents('readyz', [
       "Unhealthy: Readiness probe failed: cat: can't open '/tmp/ready': No such file or directory\n",
-    );
-    expect(events).toContain(
       `Unhealthy: Readiness probe failed: dial tcp 127.0.0.1:${tcpPort}: connect: connection refused`,
-    );
+    ]);
   }, 60_000);
 
   it('httpGet liveness failure restarts the container with kubelet’s event and message; it recovers', async () => {
@@ -130,9 +136,10 @@ describe('probes', () => {
       return s?.restartCount === 1 && s.state.running ? s : undefined;
     });
     expect(second.containerID).not.toBe(first.containerID);
-    const events = await eventsOf('livez');
-    expect(events).toContain('Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 404');
-    expect(events).toContain('Killing: Container web failed liveness probe, will be restarted');
+    await expectEvents('livez', [
+      'Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 404',
+      'Killing: Container web failed liveness probe, will be restarted',
+    ]);
     // The new container serves /healthz again: it gets ready, and no further restart follows
     // (longer than the 3 failures a restart would need).
     await until(async () => (statusOf(await getPod('livez'), 'web')?.ready ? true : undefined));
