@@ -14,6 +14,17 @@ export function isoTime(ms: number = Date.now()): string {
   return `${String(year).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}T${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}.${millis < 100 ? (millis < 10 ? '00' : '0') : ''}${millis}Z`;
 }
 
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** An HTTP `Date` (`Tue, 24 Nov 2026 16:49:28 GMT`, `Date#toUTCString`), from the UTC getters as {@link isoTime}. */
+export function httpDate(ms: number = Date.now()): string {
+  const d = new Date(ms);
+  const year = d.getUTCFullYear();
+  if (Number.isNaN(year) || year < 0 || year > 9999) return d.toUTCString();
+  return `${DAYS[d.getUTCDay()]}, ${two(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${String(year).padStart(4, '0')} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} GMT`;
+}
+
 /**
  * A Kubernetes `metav1.Time` as the API writes it: RFC 3339 in UTC, whole seconds
  * (`2026-11-22T04:40:47Z`). Takes a Date or epoch milliseconds; now by default.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isoTime, kubeTime } from '../src/index.ts';
+import { httpDate, isoTime, kubeTime } from '../src/index.ts';
 
-describe('isoTime and kubeTime', () => {
-  it('write what Date#toISOString writes, for every field width', () => {
+describe('isoTime, httpDate and kubeTime', () => {
+  it('write what Date#toISOString and Date#toUTCString write, for every field width', () => {
     const samples = [
       0,
       1,
@@ -17,7 +17,10 @@ describe('isoTime and kubeTime', () => {
       -1,
     ];
     for (let i = 0; i < 200; i++) samples.push(Math.floor(Math.random() * 4e12));
-    for (const ms of samples) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    for (const ms of samples) {
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+      expect(httpDate(ms)).toBe(new Date(ms).toUTCString());
+    }
   });
 
   it('kubeTime drops the milliseconds, from a Date or epoch milliseconds', () => {

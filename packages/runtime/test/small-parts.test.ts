@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { ProbeServer } from '../src/http/probe-server.ts';
 import { createLogger, objectKey, parseDuration, parseListenAddress, splitKey } from '../src/index.ts';
 
 describe('logger', () => {
@@ -55,5 +56,25 @@ describe('small helpers', () => {
     expect(parseDuration('1h30m')).toBe(5_400_000);
     expect(parseDuration('500ms')).toBe(500);
     expect(() => parseDuration('soon')).toThrow('invalid duration "soon"');
+  });
+});
+
+describe('probe server', () => {
+  it('answers /healthz with its checks and an HTTP Date header of now', async () => {
+    const probes = new ProbeServer();
+    probes.addHealthzCheck('ping', () => undefined);
+    const port = await probes.listen('127.0.0.1', 0);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('ok');
+      const date = res.headers.get('date')!;
+      expect(date).toMatch(
+        /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/,
+      );
+      expect(Math.abs(Date.parse(date) - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await probes.close();
+    }
   });
 });
