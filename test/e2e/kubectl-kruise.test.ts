@@ -234,7 +234,10 @@ describe('kubectl kruise rollout restart --in-place', () => {
       if (out.includes('restarted in place (1/4)')) first.child.kill('SIGINT');
     });
     const stopped = await first.done;
-    expect(stopped.code).not.toBe(0);
+    expect(stopped).toMatchObject({
+      code: 1,
+      err: 'error: interrupted: the in-place restart of cloneset.apps.kruise.io/fleet is not complete; run the command again to resume it\n',
+    });
     const pending = JSON.parse(
       (await sys.client.get(Resources.CloneSet, 'default', 'fleet')).metadata!.annotations![
         'apps.kruise.io/in-place-restart'

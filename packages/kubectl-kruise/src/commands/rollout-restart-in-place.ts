@@ -5,7 +5,7 @@ import { UsageError } from '../errors.ts';
 import type { FlagSpec } from '../flags.ts';
 import { restartInPlace } from '../restart-in-place/runner.ts';
 import { RESTARTABLE_KINDS } from '../restart-in-place/workload.ts';
-import { resolveTargets } from '../targets.ts';
+import { resolveTargets, targetName } from '../targets.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
 
 /** The default reason recorded on the workload and its pods. */
@@ -72,20 +72,29 @@ export async function runInPlaceRestart(ctx: CommandContext): Promise<void> {
   for (const t of targets) {
     const kind = RESTARTABLE_KINDS[t.kind.kind];
     if (!kind) throw new Error(`${t.kind.kind} cannot be restarted in place`);
-    await restartInPlace(ctx.client(), {
-      kind,
-      namespace: t.namespace,
-      name: t.name,
-      reason: String(ctx.flags.reason || DEFAULT_REASON),
-      timing: {
-        unreadyGracePeriodSeconds: Number(ctx.flags['unready-grace-period-seconds']),
-        minStartedSeconds: Number(ctx.flags['min-started-seconds']),
-        activeDeadlineSeconds: Number(ctx.flags['active-deadline-seconds']),
-      },
-      out: (line) => ctx.out(`${line}\n`),
-      timeoutMs,
-      now: ctx.now,
-      signal: ctx.signal,
-    });
+    try {
+      await restartInPlace(ctx.client(), {
+        kind,
+        resource: t.kind.resource,
+        what: targetName(t),
+        namespace: t.namespace,
+        name: t.name,
+        reason: String(ctx.flags.reason || DEFAULT_REASON),
+        timing: {
+          unreadyGracePeriodSeconds: Number(ctx.flags['unready-grace-period-seconds']),
+          minStartedSeconds: Number(ctx.flags['min-started-seconds']),
+          activeDeadlineSeconds: Number(ctx.flags['active-deadline-seconds']),
+        },
+        out: (line) => ctx.out(`${line}\n`),
+        timeoutMs,
+        now: ctx.now,
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (!ctx.signal.aborted) throw err;
+      throw new Error(
+        `interrupted: the in-place restart of ${targetName(t)} is not complete; run the command again to resume it`,
+      );
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ContainerRecreateRequest, kubeTime, labelSelectorString } from '@kruise/api';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
-import { Resources } from '@kruise/runtime/kube/resources';
+import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
 import { crrOutcome } from '../crr/defaults.ts';
 import type { PodState } from './budget.ts';
 import { budgetLimits } from './limits.ts';
@@ -24,6 +24,9 @@ export type RestartClient = Pick<KubeClient, 'get' | 'listAll' | 'create' | 'mer
 /** One in-place restart of a workload's pods. */
 export interface RestartOptions {
   kind: RestartableKind;
+  resource: ResourceRef;
+  /** The workload as kubectl names it in messages: `cloneset.apps.kruise.io/web`. */
+  what: string;
   namespace: string;
   name: string;
   /** Recorded on the workload and the pods. */
@@ -55,8 +58,8 @@ export class RestartError extends Error {}
 export async function restartInPlace(client: RestartClient, o: RestartOptions): Promise<RestartRecord> {
   const now = o.now ?? (() => new Date());
   const deadline = o.timeoutMs ? Date.now() + o.timeoutMs : Number.POSITIVE_INFINITY;
-  const what = o.kind.qualified(o.name);
-  let workload = await client.get(o.kind.resource, o.namespace, o.name);
+  const what = o.what;
+  let workload = await client.get(o.resource, o.namespace, o.name);
   const maxUnavailable = o.kind.maxUnavailable(workload);
   if (maxUnavailable < 1)
     throw new RestartError(
@@ -74,7 +77,7 @@ export async function restartInPlace(client: RestartClient, o: RestartOptions): 
   let total: number | undefined;
   let waitingFor: string | undefined;
   for (;;) {
-    workload = await client.get(o.kind.resource, o.namespace, o.name);
+    workload = await client.get(o.resource, o.namespace, o.name);
     const pods = ownedActivePods(
       workload,
       (
@@ -161,7 +164,7 @@ export async function restartInPlace(client: RestartClient, o: RestartOptions): 
 
 /** Writes the restart record on the workload. */
 function writeRecord(client: RestartClient, o: RestartOptions, record: RestartRecord): Promise<KubeObject> {
-  return client.mergePatch(o.kind.resource, o.namespace, o.name, {
+  return client.mergePatch(o.resource, o.namespace, o.name, {
     metadata: { annotations: { [WORKLOAD_RESTART_ANNOTATION]: JSON.stringify(record) } },
   });
 }

@@ -1,13 +1,12 @@
 import type { LabelSelector } from '@kruise/api';
 import type { KubeObject } from '@kruise/runtime/kube/client';
-import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
 import { cloneSetMaxUnavailable } from './budget.ts';
 
-/** What an in-place restart needs to know of a workload kind. */
+/**
+ * What an in-place restart reads of a workload of one kind (where it is served and how it is
+ * named come from the command's kind table, kinds.ts).
+ */
 export interface RestartableKind {
-  resource: ResourceRef;
-  /** How kubectl names an object of the kind: `cloneset.apps.kruise.io/web`. */
-  qualified(name: string): string;
   replicas(obj: KubeObject): number;
   /** The resolved maxUnavailable (a count). */
   maxUnavailable(obj: KubeObject): number;
@@ -18,8 +17,6 @@ export interface RestartableKind {
 /** The kinds `rollout restart --in-place` handles (Advanced StatefulSet/DaemonSet join as they land). */
 export const RESTARTABLE_KINDS: Record<string, RestartableKind> = {
   CloneSet: {
-    resource: Resources.CloneSet,
-    qualified: (name) => `cloneset.apps.kruise.io/${name}`,
     replicas: (obj) => obj.spec?.replicas ?? 1,
     maxUnavailable: (obj) => cloneSetMaxUnavailable(obj.spec ?? {}),
     minReadySeconds: (obj) => obj.spec?.minReadySeconds ?? 0,
