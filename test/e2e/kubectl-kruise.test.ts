@@ -231,7 +231,7 @@ describe('kubectl kruise rollout restart --in-place', () => {
     const before = await pods('fleet');
     const sample = sampler('fleet');
     const first = kruise(['rollout', 'restart', '--in-place', 'cloneset/fleet', ...FAST], (out) => {
-      if (out.includes('restarted in place (1/4)')) first.child.kill('SIGINT');
+      if (out.includes('restarted in place (1/4)') && !first.child.killed) first.child.kill('SIGINT');
     });
     const stopped = await first.done;
     expect(stopped).toMatchObject({
