@@ -86,10 +86,14 @@ describe('local node', () => {
     expect(statusOf(await getPod('two'), 'sidecar').restartCount).toBe(0);
     const { status } = await cri.containerStatus(after.containerID.replace('containerd://', ''));
     expect(status?.annotations['io.kubernetes.container.restartCount']).toBe('1');
-    // the old container is removed
-    await expect(cri.containerStatus(before.containerID.replace('containerd://', ''))).rejects.toThrow(
-      /not found/i,
-    );
+    // the old container is removed (right after the status that reports its successor)
+    await until(async () => {
+      const gone = await cri.containerStatus(before.containerID.replace('containerd://', '')).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      return gone && /not found/i.test(gone.message) ? gone : undefined;
+    });
   });
 
   it("restarts a running container whose image changed, as kubelet: preStop, same pod, restartCount + 1, the running image's ID", async () => {

@@ -125,6 +125,8 @@ export class PodRunner {
       started: Set<string>;
       waiting: Map<string, { reason: string; message?: string }>;
       lastStates: Map<string, TerminatedState>;
+      /** Exited containers a restart replaced, removed once the pod's status is written. */
+      superseded: string[];
       /** Per container: the cpu/memory allocated to it and applied to its cgroups. */
       resources: Map<string, { allocated: ComputeResources; applied: ComputeResources }>;
       /** Why the last resize could not be allocated. */
@@ -161,7 +163,13 @@ export class PodRunner {
     const uid = pod.metadata.uid;
     let m = this.memory.get(uid);
     if (!m) {
-      m = { started: new Set(), waiting: new Map(), lastStates: new Map(), resources: new Map() };
+      m = {
+        started: new Set(),
+        waiting: new Map(),
+        lastStates: new Map(),
+        resources: new Map(),
+        superseded: [],
+      };
       // After a restart of the local node, what it knew is in the pod status.
       for (const s of [
         ...(pod.status?.containerStatuses ?? []),
@@ -431,7 +439,10 @@ export class PodRunner {
       .flatMap(([, m]) => [...m.resources.values()].map((r) => r.allocated));
   }
 
-  /** Starts attempt + 1 of a container whose `previous` instance has exited, then removes the older ones. */
+  /**
+   * Starts attempt + 1 of a container whose `previous` instance has exited; the older instances
+   * are removed once the status is written.
+   */
   private async restart(
     pod: BoundPod,
     container: Container,
@@ -444,7 +455,7 @@ export class PodRunner {
     m.waiting.set(container.name, { reason: 'ContainerCreating' });
     await this.start(pod, container, previous.attempt + 1, sandboxId);
     m.waiting.delete(container.name);
-    for (const old of history) await this.d.cri.removeContainer(old.id).catch(() => undefined);
+    m.superseded.push(...history.map((old) => old.id));
     this.d.logs.prune(pod, container.name, previous.attempt);
     return { waitMs: 0, acted: true };
   }
@@ -545,6 +556,8 @@ export class PodRunner {
       resizeError: m.resizeError,
     };
     await this.writeStatus(pod, computePodStatus(pod, view));
+    // off the way to the status: the replaced containers go after it is written
+    for (const id of m.superseded.splice(0)) await this.d.cri.removeContainer(id).catch(() => undefined);
     const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);
     if ((pod.spec.volumes ?? []).some((v) => v.configMap || v.secret || v.downwardAPI || v.projected))
       pending.push(this.d.volumeResyncMs ?? 60_000);
