@@ -130,12 +130,44 @@ async function scaleUp(client: KubeClient): Promise<void> {
   );
 }
 
+/** Flips one pod's Ready condition as kubelet does (every other condition stays). */
+async function flipReady(client: KubeClient, name: string): Promise<void> {
+  await retryOnConflict(async () => {
+    const pod = await client.get(Resources.Pod, 'default', name);
+    const conditions: { type: string; status: string }[] = pod.status?.conditions ?? [];
+    const wasReady = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+    const ready = {
+      type: 'Ready',
+      status: wasReady ? 'False' : 'True',
+      lastTransitionTime: new Date().toISOString(),
+    };
+    pod.status = {
+      ...pod.status,
+      phase: 'Running',
+      conditions: [...conditions.filter((c) => c.type !== 'Ready'), ready],
+    };
+    await client.updateStatus(Resources.Pod, pod);
+  });
+}
+
+/** An annotation-only change of one pod (what kruise-daemon's runtime-containers-meta report is to a CloneSet). */
+const annotate = (client: KubeClient, name: string) =>
+  client.mergePatch(Resources.Pod, 'default', name, {
+    metadata: { annotations: { 'bench.kruise.io/seen': String(Date.now()) } },
+  });
+
 /**
  * (4) Ten CloneSets of 10 pods; per round one pod's status changes (its Ready condition): the
- * reconciles of its CloneSet and of the nine others until everything is quiet.
+ * reconciles of its CloneSet and of the nine others until everything is quiet; then, for
+ * information, the reconciles of the owner after an annotation-only change of a pod. `gate` names
+ * the run (the manager's CloneSetEventHandlerOptimization) and suffixes the figure ids.
  */
-async function reconcilesPerChange(client: KubeClient, reconciles: Map<string, number>): Promise<void> {
-  const names = Array.from({ length: 10 }, (_, i) => `quiet-${i}`);
+async function reconcilesPerChange(
+  client: KubeClient,
+  reconciles: Map<string, number>,
+  gate: 'off' | 'on',
+): Promise<void> {
+  const names = Array.from({ length: 10 }, (_, i) => `quiet-${gate}-${i}`);
   for (const n of names) await client.create(Resources.CloneSet, cloneSet(n, 10) as KubeObject);
   for (const n of names) await until(async () => (await podCount(client, `app=${n}`)) === 10, 60_000);
   const total = () => [...reconciles.values()].reduce((a, b) => a + b, 0);
@@ -146,41 +178,42 @@ async function reconcilesPerChange(client: KubeClient, reconciles: Map<string, n
       await new Promise((r) => setTimeout(r, 1500));
     }
   };
-  const owner: number[] = [];
-  const others: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  const firstPod = async (cs: string) =>
+    (await client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${cs}` })).items[0]!
+      .metadata!.name!;
+  /** Reconciles of the owner and of the nine others after `change` to the owner's first pod. */
+  const measure = async (owner: string, change: (pod: string) => Promise<unknown>) => {
     await settle();
     const before = new Map(reconciles);
-    const name = names[round]!;
-    // kubelet's way: the pod's Ready condition flips, every other condition stays
-    const [listed] = (
-      await client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })
-    ).items;
-    await retryOnConflict(async () => {
-      const pod = await client.get(Resources.Pod, 'default', listed!.metadata!.name!);
-      const ready = {
-        type: 'Ready',
-        status: round % 2 ? 'False' : 'True',
-        lastTransitionTime: new Date().toISOString(),
-      };
-      pod.status = {
-        ...pod.status,
-        phase: 'Running',
-        conditions: [
-          ...(pod.status?.conditions ?? []).filter((c: { type: string }) => c.type !== 'Ready'),
-          ready,
-        ],
-      };
-      await client.updateStatus(Resources.Pod, pod);
-    });
+    await change(await firstPod(owner));
     await settle();
     const delta = (n: string) => (reconciles.get(`default/${n}`) ?? 0) - (before.get(`default/${n}`) ?? 0);
-    owner.push(delta(name));
-    others.push(names.filter((n) => n !== name).reduce((a, n) => a + delta(n), 0));
+    return {
+      owner: delta(owner),
+      others: names.filter((n) => n !== owner).reduce((a, n) => a + delta(n), 0),
+    };
+  };
+  const owner: number[] = [];
+  const others: number[] = [];
+  const annotated: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // kubelet's way: the pod's Ready condition flips, every other condition stays
+    const flip = await measure(names[round]!, (pod) => flipReady(client, pod));
+    owner.push(flip.owner);
+    others.push(flip.others);
+    annotated.push((await measure(names[ROUNDS + round]!, (pod) => annotate(client, pod))).owner);
   }
-  print('  reconciles: 10 CloneSets x 10 pods; per round one pod status change');
-  figure('cloneset.reconciles-owner', owner, { digits: 0 });
-  figure('cloneset.reconciles-others', others, { digits: 0 });
+  const suffix = gate === 'on' ? '-gated' : '';
+  print(
+    `  reconciles: 10 CloneSets x 10 pods; per round one pod status change (CloneSetEventHandlerOptimization ${gate})`,
+  );
+  figure(`cloneset.reconciles-owner${suffix}`, owner, { digits: 0 });
+  figure(`cloneset.reconciles-others${suffix}`, others, { digits: 0 });
+  figure(`cloneset.reconciles-annotation${suffix}`, annotated, {
+    label: `reconciles of the owning CloneSet per annotation-only pod change (gate ${gate})`,
+    unit: 'x',
+    digits: 0,
+  });
   for (const n of names) await client.delete(Resources.CloneSet, 'default', n);
 }
 
@@ -206,13 +239,23 @@ export async function benchCloneSet(): Promise<void> {
   let app: ManagerApp | undefined;
   try {
     await prepare(client);
-    app = await startManager(client, parseOptions(managerFlags), silentLogger, {
-      onReconcile: (controller, key) => {
+    const tuning = {
+      onReconcile: (controller: string, key: string) => {
         if (controller === 'cloneset') reconciles.set(key, (reconciles.get(key) ?? 0) + 1);
       },
-    });
+    };
+    app = await startManager(client, parseOptions(managerFlags), silentLogger, tuning);
     await scaleUp(client);
-    await reconcilesPerChange(client, reconciles);
+    await reconcilesPerChange(client, reconciles, 'off');
+    await app.stop();
+    app = undefined;
+    app = await startManager(
+      client,
+      parseOptions([...managerFlags, '--feature-gates=CloneSetEventHandlerOptimization=true']),
+      silentLogger,
+      tuning,
+    );
+    await reconcilesPerChange(client, reconciles, 'on');
     await managerRss(cp.kubeconfigPath, client, app);
     app = undefined;
   } finally {

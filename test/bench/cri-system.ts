@@ -7,8 +7,11 @@ import type { KubeClient } from '@kruise/runtime';
 import { freePort } from '../support/free-port.ts';
 import { startKruiseSystem } from '../support/kruise-system.ts';
 
-/** A container command that runs until SIGTERM and then exits at once (grace periods cost nothing). */
-export const LOOP = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
+/**
+ * A container command that runs until SIGTERM and then exits at once (grace periods cost nothing):
+ * the shell waits on a background sleep, as a trap runs only once a foreground command ends.
+ */
+export const LOOP = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1 & wait $!; done"];
 
 const script = join(dirname(fileURLToPath(import.meta.url)), '../../packages/cri/scripts/cri-stack.sh');
 

@@ -94,6 +94,19 @@ export const GOALS = {
     atMost: 0,
     of: 'every',
   },
+  'cloneset.reconciles-owner-gated': {
+    what: 'reconciles of the owning CloneSet per pod status change, CloneSetEventHandlerOptimization on (exactly 1)',
+    unit: 'x',
+    atLeast: 1,
+    atMost: 1,
+    of: 'every',
+  },
+  'cloneset.reconciles-others-gated': {
+    what: 'reconciles of the 9 other CloneSets per pod status change, CloneSetEventHandlerOptimization on',
+    unit: 'x',
+    atMost: 0,
+    of: 'every',
+  },
   'manager.rss': {
     what: 'kruise-manager RSS (built JS), 1,000 NodeImages and 10,000 pods cached',
     unit: 'MB',
