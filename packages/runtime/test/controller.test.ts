@@ -57,6 +57,9 @@ describe('Controller', () => {
     await eventually(
       () => attempts.get('flaky') === 3 && attempts.get('panic') === 2 && attempts.get('later') === 2,
     );
+    // The last reconciles are counted once they return; then a while for a terminal error's retry
+    // that must not come.
+    await eventually(() => controller.counts.success === 3);
     await sleep(100);
     expect(attempts.get('terminal')).toBe(1);
     expect(controller.counts).toMatchObject({ terminal: 1, requeueAfter: 1 });
