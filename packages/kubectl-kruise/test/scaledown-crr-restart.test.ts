@@ -172,6 +172,10 @@ describe('kubectl kruise rollout restart --in-place (arguments; the restart itse
       err: 'error: cloneset.apps.kruise.io/strict allows no unavailable pod (maxUnavailable resolves to 0): an in-place restart cannot keep it; use "rollout restart" to recreate pods with maxSurge\n',
     });
     expect((await getCloneSet('strict')).metadata?.annotations).toBeUndefined();
+    expect(await plugin.kruise(['rollout', 'restart', 'cloneset/web', '--reason=x'])).toMatchObject({
+      code: 1,
+      err: "error: --reason can only be used with --in-place\nSee 'kubectl kruise rollout restart --help' for usage.\n",
+    });
     expect(await plugin.kruise(['rollout', 'restart', '--in-place'])).toMatchObject({
       code: 1,
       err: 'error: required resource not specified\n',

@@ -51,6 +51,12 @@ export const IN_PLACE_RESTART_FLAGS: readonly FlagSpec[] = [
   },
 ];
 
+/** A recreating restart takes none of the in-place flags: naming one without `--in-place` is a usage error. */
+export function refuseInPlaceFlags(ctx: CommandContext): void {
+  const given = IN_PLACE_RESTART_FLAGS.map((f) => f.name).filter((n) => n !== 'in-place' && ctx.given.has(n));
+  if (given.length) throw new UsageError(`--${given[0]} can only be used with --in-place`);
+}
+
 /** kubectl's duration flag: a Go duration, `0` allowed. */
 function timeoutOf(ctx: CommandContext): number {
   const text = String(ctx.flags.timeout ?? '0s');

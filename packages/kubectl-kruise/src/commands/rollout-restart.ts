@@ -2,7 +2,7 @@ import type { Command } from '../command.ts';
 import { resolveTargets, targetName } from '../targets.ts';
 import { editTemplate } from '../template-patch.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
-import { IN_PLACE_RESTART_FLAGS, runInPlaceRestart } from './rollout-restart-in-place.ts';
+import { IN_PLACE_RESTART_FLAGS, refuseInPlaceFlags, runInPlaceRestart } from './rollout-restart-in-place.ts';
 
 /** The variable kruise-tools stamps into every container to restart a Kruise workload. */
 export const RESTARTED_ENV = 'RESTARTED_AT';
@@ -16,7 +16,7 @@ export const RESTARTED_ENV = 'RESTARTED_AT';
 export const rolloutRestart: Command = {
   path: 'rollout restart',
   short: 'Restart a resource',
-  usage: 'kubectl kruise rollout restart RESOURCE',
+  usage: 'kubectl kruise rollout restart RESOURCE [--in-place]',
   long: `Restart a resource.
 
  Resource rollout will be restarted: every pod is recreated.
@@ -39,6 +39,7 @@ Examples:
   ],
   async run(ctx) {
     if (ctx.flags['in-place'] === true) return runInPlaceRestart(ctx);
+    refuseInPlaceFlags(ctx);
     const now = ctx
       .now()
       .toISOString()
