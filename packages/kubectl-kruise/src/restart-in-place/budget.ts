@@ -1,4 +1,4 @@
-import { intPercentValueOrZero, scaledValue } from '@kruise/api';
+import { intPercentValueOrZero, scaledValue } from '@kruise/api/intstr';
 
 /** A pod as the planner sees it. */
 export interface PodState {

@@ -1,4 +1,4 @@
-import { labelSelectorMatches, labelSelectorString } from '@kruise/api';
+import { labelSelectorMatches, labelSelectorString } from '@kruise/api/label-selector';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
 import { type AvailabilityLimit, budgetMinAvailable, type PodState } from './budget.ts';

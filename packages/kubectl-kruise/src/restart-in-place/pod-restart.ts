@@ -1,4 +1,5 @@
-import { type ContainerRecreateRequest, kubeTime } from '@kruise/api';
+import type { ContainerRecreateRequest } from '@kruise/api';
+import { kubeTime } from '@kruise/api/time';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { isAlreadyExists } from '@kruise/runtime/kube/errors';
 import { Resources } from '@kruise/runtime/kube/resources';

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ContainerRecreateRequest, kubeTime, labelSelectorString } from '@kruise/api';
+import type { ContainerRecreateRequest } from '@kruise/api';
+import { labelSelectorString } from '@kruise/api/label-selector';
+import { kubeTime } from '@kruise/api/time';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
 import { crrOutcome } from '../crr/defaults.ts';

@@ -1,4 +1,4 @@
-import { GROUP, VERSION } from '@kruise/api';
+import { GROUP, VERSION } from '@kruise/api/group';
 
 /** Where a resource is served. */
 export interface ResourceRef {
