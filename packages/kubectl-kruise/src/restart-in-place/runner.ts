@@ -94,7 +94,8 @@ export async function restartInPlace(client: RestartClient, o: RestartOptions): 
       (p) =>
         readRecord<PodRestartRecord>(p.metadata?.annotations, POD_RESTARTED_ANNOTATION)?.id === record.id,
     );
-    // pods created after the restart began run new containers already
+    // pods created after the restart began run new containers already (creation times are whole
+    // seconds: a pod of the restart's first second is restarted, which is harmless)
     const todo = pods.filter(
       (p) =>
         !done.includes(p) && Date.parse(p.metadata?.creationTimestamp ?? '') <= Date.parse(record.startedAt),
