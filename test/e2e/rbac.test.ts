@@ -46,7 +46,8 @@ async function serviceAccountKubeconfig(name: string): Promise<string> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rbac-'));
-  cp = await ControlPlane.start();
+  // local-path volumes in the test's own directory (removed with it)
+  cp = await ControlPlane.start({ localPathRoot: join(dir, 'local-path') });
   admin = KubeClient.fromString(cp.kubeconfig());
   const adminConfig = join(dir, 'admin.kubeconfig');
   cp.writeKubeconfig(adminConfig);
@@ -306,6 +307,103 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     await settled();
     expect((await status())?.readyReplicas).toBe(2);
   }, 180_000);
+
+  it('runs a CloneSet volumeClaimTemplates scenario (claims created, reused, handed to a pod, deleted)', async () => {
+    const ID = 'apps.kruise.io/cloneset-instance-id';
+    const pods = async () =>
+      (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-vols' })).items;
+    const claims = async () =>
+      (await admin.list(Resources.PersistentVolumeClaim, { namespace: 'default' })).items
+        .filter((c) => c.metadata?.name?.startsWith('data-rbac-vols-') && !c.metadata.deletionTimestamp)
+        .map((c) => c.metadata!.name!)
+        .sort();
+    const claimOf = (p: KubeObject) => `data-rbac-vols-${p.metadata!.labels![ID]}`;
+    /** The pods when `replicas` of them run ready and none is terminating. */
+    const readyPods = async (replicas: number) => {
+      const p = await pods();
+      return p.length === replicas &&
+        p.every((x) => !x.metadata?.deletionTimestamp && x.status?.containerStatuses?.[0]?.ready)
+        ? p
+        : undefined;
+    };
+    const ready = (replicas: number, also: (p: KubeObject[]) => boolean = () => true) =>
+      waitFor(async () => {
+        const p = await readyPods(replicas);
+        return p && also(p) ? p : undefined;
+      }, 60_000);
+    await admin.create(Resources.CloneSet, {
+      metadata: { name: 'rbac-vols', namespace: 'default' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'rbac-vols' } },
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+        template: {
+          metadata: { labels: { app: 'rbac-vols' } },
+          spec: {
+            // no nodeName: local-path claims wait for the scheduler to pick the node (WaitForFirstConsumer)
+            terminationGracePeriodSeconds: 1,
+            containers: [
+              {
+                name: 'app',
+                image: `${registry()}/busybox:v1`,
+                command: LOOP,
+                volumeMounts: [{ name: 'data', mountPath: '/data' }],
+              },
+            ],
+          },
+        },
+      },
+    });
+    await ready(1);
+    // scale up: a claim per instance id (list + create)
+    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-vols', { spec: { replicas: 2 } });
+    const [first, second] = await ready(2);
+    expect(await claims()).toEqual([first!, second!].map(claimOf).sort());
+    // a deleted pod is replaced under the same instance id, on the same claim
+    await admin.delete(Resources.Pod, 'default', first!.metadata!.name!, { gracePeriodSeconds: 1 });
+    await ready(
+      2,
+      (p) =>
+        !p.some((x) => x.metadata!.uid === first!.metadata!.uid) &&
+        p.some((x) => claimOf(x) === claimOf(first!)),
+    );
+    expect(await claims()).toEqual([first!, second!].map(claimOf).sort());
+    // disablePVCReuse: the claim of a terminating pod is handed to that pod (update); a finalizer
+    // keeps the pod terminating until the hand-over is seen
+    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-vols', {
+      spec: { scaleStrategy: { disablePVCReuse: true } },
+    });
+    await admin.mergePatch(Resources.Pod, 'default', second!.metadata!.name!, {
+      metadata: { finalizers: ['example.io/hold'] },
+    });
+    await admin.delete(Resources.Pod, 'default', second!.metadata!.name!, { gracePeriodSeconds: 1 });
+    await waitFor(async () => {
+      const pvc = await admin.get(Resources.PersistentVolumeClaim, 'default', claimOf(second!));
+      return pvc.metadata?.ownerReferences?.some(
+        (r: any) => r.kind === 'Pod' && r.uid === second!.metadata!.uid,
+      );
+    });
+    await admin.mergePatch(Resources.Pod, 'default', second!.metadata!.name!, {
+      metadata: { finalizers: null },
+    });
+    const replaced = await ready(2, (p) => p.every((x) => claimOf(x) !== claimOf(second!)));
+    // the handed-over claim goes with its pod (garbage collector), the replacement has a new one
+    await waitFor(async () => {
+      const c = await claims();
+      return c.length === 2 && !c.includes(claimOf(second!));
+    }, 60_000);
+    expect(await claims()).toEqual(replaced.map(claimOf).sort());
+    // scale in: the pod and its claim are deleted by the manager
+    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-vols', { spec: { replicas: 1 } });
+    const [kept] = await ready(1);
+    await waitFor(async () => (await claims()).length === 1);
+    expect(await claims()).toEqual([claimOf(kept!)]);
+  }, 240_000);
 
   it('runs a container launch priority scenario (barrier ConfigMap created and patched, pod annotated)', async () => {
     await admin.create(Resources.Pod, {

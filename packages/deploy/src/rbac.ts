@@ -134,12 +134,6 @@ export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
     verb: 'get',
     why: "the pod's IP for an httpGet or tcpSocket preStop hook (the scenarios use exec)",
   },
-  ...['list', 'create', 'update', 'delete'].map((verb) => ({
-    role: 'kruise-manager-role',
-    resource: 'persistentvolumeclaims',
-    verb,
-    why: 'CloneSet volumeClaimTemplates; the embedded control plane does not serve PersistentVolumeClaims yet',
-  })),
   {
     role: 'kruise-manager-role',
     resource: 'pods/resize',
