@@ -2,12 +2,11 @@ import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../test/support/poll.ts';
 import { launchesInOrder } from '../src/controllers/containerlaunchpriority/controller.ts';
 import type { ManagerApp } from '../src/index.ts';
 import { trimPod } from '../src/informers.ts';
 import { barrierEnv, pendingPriorities } from '../src/workload/launch-priority.ts';
-import { startEnv } from './env.ts';
+import { eventually, startEnv } from './env.ts';
 
 const COMPLETED = 'apps.kruise.io/container-launch-priority-completed';
 
@@ -89,7 +88,7 @@ describe('container-launch-priority controller (embedded control plane)', () => 
       return JSON.stringify(Object.keys(cm?.data ?? {}).sort()) === JSON.stringify([...keys].sort())
         ? cm
         : undefined;
-    }, 10_000);
+    });
   /** Plays kubelet: these containers are Ready, the others waiting. */
   const ready = async (pod: Pod, names: string[]) =>
     client.mergePatchStatus(Resources.Pod, 'default', pod.metadata!.name!, {
@@ -131,11 +130,11 @@ describe('container-launch-priority controller (embedded control plane)', () => 
 
     await ready(pod, ['first', 'second']);
     await released(name, ['p_0', 'p_-1', 'p_-2']);
-    await eventually(async () => (await getPod(name)).metadata?.annotations?.[COMPLETED] === 'true', 10_000);
+    await eventually(async () => (await getPod(name)).metadata?.annotations?.[COMPLETED] === 'true');
 
     // the barrier lives as long as the pod (garbage-collected through its owner reference)
     await client.delete(Resources.Pod, 'default', name, { gracePeriodSeconds: 0 });
-    await eventually(async () => (await barrier(name)) === undefined, 10_000);
+    await eventually(async () => (await barrier(name)) === undefined);
   });
 
   it('releases equal KRUISE_CONTAINER_PRIORITY values together, highest first', async () => {
@@ -153,7 +152,7 @@ describe('container-launch-priority controller (embedded control plane)', () => 
     const passes = controller.counts.success;
     await ready(pod, ['proxy']);
     // agent (priority 10) is not ready yet: after the pass the status change caused, app (priority 0) still waits
-    await eventually(() => controller.counts.success > passes && controller.queue.len() === 0, 10_000);
+    await eventually(() => controller.counts.success > passes && controller.queue.len() === 0);
     expect(Object.keys((await barrier('by-env'))?.data ?? {})).toEqual(['p_10']);
     await ready(pod, ['proxy', 'agent']);
     await released('by-env', ['p_10', 'p_0']);
@@ -174,7 +173,7 @@ describe('container-launch-priority controller (embedded control plane)', () => 
     } as KubeObject);
     await released('lost', ['p_0']);
     await client.delete(Resources.ConfigMap, 'default', 'lost-barrier');
-    await eventually(async () => (await barrier('lost')) === undefined, 10_000);
+    await eventually(async () => (await barrier('lost')) === undefined);
     await client.mergePatch(Resources.Pod, 'default', 'lost', { metadata: { labels: { touched: 'yes' } } });
     await released('lost', ['p_0']);
   });

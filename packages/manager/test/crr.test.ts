@@ -111,7 +111,7 @@ describe('ContainerRecreateRequest controller (manager)', () => {
       } catch (err) {
         return (err as { code?: number }).code === 404;
       }
-    }, 8000);
+    });
   });
 
   it('completes with "pod has gone" when the pod is replaced by one of the same name', async () => {

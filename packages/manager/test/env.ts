@@ -106,8 +106,14 @@ export async function report(
   });
 }
 
-/** Polls until `check` is truthy (8 s, every 25 ms). */
-export const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 8000, intervalMs = 25) =>
+/**
+ * How long a test waits for a condition by default: generous, so that a loaded 2-core CI machine
+ * does not miss it (a wait ends as soon as its condition holds; the bound only matters on failure).
+ */
+export const WAIT_MS = 20_000;
+
+/** Polls until `check` is truthy (WAIT_MS, every 25 ms). */
+export const eventually = <T>(check: () => T | Promise<T>, timeoutMs = WAIT_MS, intervalMs = 25) =>
   poll(check, timeoutMs, intervalMs);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

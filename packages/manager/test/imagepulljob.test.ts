@@ -138,7 +138,7 @@ describe('ImagePullJob', () => {
     const done = await eventually(async () => {
       const j = await getJob('deadline');
       return j.status?.completionTime ? j : undefined;
-    }, 8000);
+    });
     expect(done.status).toMatchObject({
       desired: 4,
       failed: 4,
@@ -157,7 +157,7 @@ describe('ImagePullJob', () => {
     });
     await eventually(() => tagOn('node-a', 'ttl', '1'));
     await report(client, 'node-a', 'ttl', '1', 'Succeeded');
-    await eventually(async () => !(await getJob('ttl').catch(() => undefined)), 8000);
+    await eventually(async () => !(await getJob('ttl').catch(() => undefined)));
   });
 
   it('completes at once when no node matches', async () => {

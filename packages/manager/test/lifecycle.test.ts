@@ -92,7 +92,7 @@ describe('NodeImage status pass', () => {
     const failed = await eventually(async () => {
       const s = (await nodeImage('n2')).status?.imageStatuses?.silent?.tags?.[0];
       return s?.phase === 'Failed' ? s : undefined;
-    }, 8000);
+    });
     expect(failed.message).toBe('node has not responded for a long time');
     const done = await eventually(async () => {
       const j = await client.get(Resources.ImagePullJob, 'default', 'silent');
@@ -141,7 +141,7 @@ describe('NodeImage status pass', () => {
     const again = await eventually(async () => {
       const t = await tagOn('n1', 'daily', '1');
       return t && t.createdAt !== original.createdAt ? t : undefined;
-    }, 10_000);
+    });
     expect(again.pullPolicy?.ttlSecondsAfterFinished).toBeGreaterThan(80_000);
     // The daemon sees a version with no finished status, so it pulls again.
     const status = (await nodeImage('n1')).status?.imageStatuses?.daily?.tags?.find(
@@ -176,7 +176,7 @@ describe('NodeImage edge cases', () => {
     const failed = await eventually(async () => {
       const s = (await nodeImage('n2')).status?.imageStatuses?.slow?.tags?.[0];
       return s?.phase === 'Failed' ? s : undefined;
-    }, 10_000);
+    });
     expect(failed.message).toBe('pulling exceeds the activeDeadlineSeconds');
   });
 });

@@ -6,7 +6,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll } from 'vitest';
 
 import type { ManagerApp } from '../../src/index.ts';
-import { addNode, eventually, startEnv } from '../env.ts';
+import { addNode, eventually, startEnv, WAIT_MS } from '../env.ts';
 
 export { eventually };
 
@@ -132,7 +132,7 @@ export async function runUntil<T>(
   client: KubeClient,
   name: string,
   check: (pods: Pod[]) => T | Promise<T>,
-  timeoutMs = 15_000,
+  timeoutMs = WAIT_MS,
 ): Promise<NonNullable<T>> {
   return eventually(
     async () => {
@@ -156,7 +156,7 @@ export function statusWhen(
   client: KubeClient,
   name: string,
   check: (status: NonNullable<CloneSet['status']>, pods: Pod[]) => boolean,
-  timeoutMs = 15_000,
+  timeoutMs = WAIT_MS,
 ): Promise<NonNullable<CloneSet['status']>> {
   return runUntil(
     client,

@@ -246,7 +246,7 @@ describe('CloneSet scale strategy', () => {
     const [second] = await eventually(async () => {
       const p = await podsOf(client, 'lost');
       return p.length ? p : undefined;
-    }, 8000);
+    });
     expect(second!.metadata!.name).not.toBe(first);
     await ready('lost', 1);
   });
