@@ -11,7 +11,7 @@ export const RESTARTED_ENV = 'RESTARTED_AT';
  * `kubectl kruise rollout restart`: kruise-tools' restart of a Kruise workload. It sets
  * `RESTARTED_AT=<now, RFC 3339>` in every container of the pod template: an env change is never
  * applied in place, so every pod is recreated (a template annotation alone would be patched onto
- * the pods in place by an in-place update strategy and restart nothing; ADR 0035).
+ * the pods in place by an in-place update strategy and restart nothing; ADR 0037).
  */
 export const rolloutRestart: Command = {
   path: 'rollout restart',

@@ -5,7 +5,7 @@ import { editTemplate, matchingContainers } from '../template-patch.ts';
 
 /**
  * `kubectl kruise set image`: changes container images of a workload's pod template with a JSON
- * Patch of just those fields (so an image change stays an in-place update; ADR 0035).
+ * Patch of just those fields (so an image change stays an in-place update; ADR 0037).
  */
 export const setImage: Command = {
   path: 'set image',
