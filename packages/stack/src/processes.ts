@@ -154,6 +154,24 @@ export function watchProgram(name: string, child: ChildProcess, logName = name):
   };
 }
 
+/**
+ * Waits for `pattern` in a program's output; if it does not come (timeout, exit, failed spawn) the
+ * program is stopped by its PID before the error is rethrown, so no half-started program is left
+ * running behind a failed start.
+ */
+export async function readyOrStop(
+  program: Program,
+  pattern: RegExp,
+  timeoutMs?: number,
+): Promise<RegExpExecArray> {
+  try {
+    return await program.waitFor(pattern, timeoutMs);
+  } catch (err) {
+    await program.stop();
+    throw err;
+  }
+}
+
 const ignoreExists = async (create: () => Promise<unknown>) => {
   try {
     await create();
@@ -246,7 +264,7 @@ export async function startManagerProcess(
     [...localManagerArgs(kubeconfig), ...extraArgs],
     env,
   );
-  const m = await program.waitFor(/"webhookport":(\d+)/);
+  const m = await readyOrStop(program, /"webhookport":(\d+)/);
   return { program, webhookPort: Number(m[1]) };
 }
 
@@ -282,7 +300,7 @@ function nodeProgram(
       {},
       { logName: `${name}-${node}` },
     );
-    await program.waitFor(ready);
+    await readyOrStop(program, ready);
     return program;
   };
 }
@@ -311,7 +329,13 @@ export const startLocalNodeProcess: NodeProgramStarter = async (
   if (extraArgs.some((a) => a.startsWith('--pod-logs-dir')))
     return startLocalNode(kubeconfig, node, endpoint, extraArgs);
   const logs = mkdtempSync(join(tmpdir(), 'kruise-pod-logs-'));
-  const program = await startLocalNode(kubeconfig, node, endpoint, [`--pod-logs-dir=${logs}`, ...extraArgs]);
+  let program: Program;
+  try {
+    program = await startLocalNode(kubeconfig, node, endpoint, [`--pod-logs-dir=${logs}`, ...extraArgs]);
+  } catch (err) {
+    rmSync(logs, { recursive: true, force: true });
+    throw err;
+  }
   const stop = program.stop.bind(program);
   program.stop = async (graceMs) => {
     const result = await stop(graceMs);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  readyOrStop,
   startDaemonProcess,
   startLocalNodeProcess,
   startProgram,
@@ -32,6 +33,15 @@ describe('startProgram', () => {
     const launcher = ['sh', '-c', 'echo cannot go on; exit 3', 'sh'];
     const program = startProgram('early', 'packages/stack/src/main.ts', [], {}, { launcher });
     await expect(program.waitFor(/ready/, 60_000)).rejects.toThrow('early exited (3):\ncannot go on');
+  });
+
+  it('stops a program by its PID when its ready line does not come in time', async () => {
+    // Lives on and never prints the line: a start that times out must not leave it running.
+    const launcher = ['sh', '-c', 'exec sleep 600', 'sh'];
+    const program = startProgram('silent', 'packages/stack/src/main.ts', [], {}, { launcher });
+    await expect(readyOrStop(program, /ready/, 500)).rejects.toThrow('silent: no /ready/ in 500 ms');
+    expect(program.child.signalCode).toBe('SIGTERM');
+    expect(() => process.kill(program.child.pid!, 0)).toThrow(/ESRCH/);
   });
 });
 
