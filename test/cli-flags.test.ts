@@ -171,6 +171,14 @@ describe('start-up without a usable kubeconfig or API server', () => {
     const broken = file('broken', 'clusters: [\n  - a: : b\n');
     const empty = file('empty', '');
     const otherContext = file('other-context', JSON.stringify({ 'current-context': 'other', contexts: [] }));
+    const noServer = file(
+      'no-server',
+      JSON.stringify({
+        'current-context': 'c',
+        contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+        clusters: [{ name: 'k', cluster: {} }],
+      }),
+    );
     const { KUBERNETES_SERVICE_HOST: _h, KUBERNETES_SERVICE_PORT: _p, ...outside } = process.env;
     const startups: [string[], NodeJS.ProcessEnv, RegExp][] = [
       [
@@ -204,6 +212,11 @@ describe('start-up without a usable kubeconfig or API server', () => {
         [`--kubeconfig=${otherContext}`],
         process.env,
         line('Error in configuration: context was not found for specified context: other'),
+      ],
+      [
+        [`--kubeconfig=${noServer}`],
+        process.env,
+        line('error: invalid configuration: no server found for cluster "k"'),
       ],
       [
         [],

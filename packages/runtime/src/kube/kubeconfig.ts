@@ -94,7 +94,7 @@ export function parseKubeconfig(text: string, contextName?: string): ClusterAcce
     throw new Error(`Error in configuration: context was not found for specified context: ${name ?? ''}`);
   const cluster = (config.clusters ?? []).find((c: any) => c.name === context.cluster)?.cluster;
   if (!cluster?.server)
-    throw new Error(`invalid configuration: cluster "${context.cluster}" has no server defined`);
+    throw new Error(`invalid configuration: no server found for cluster "${context.cluster}"`);
   const user = (config.users ?? []).find((u: any) => u.name === context.user)?.user ?? {};
   let authHeaders: ClusterAccess['authHeaders'] = async () => ({});
   if (user.token) authHeaders = async () => ({ authorization: `Bearer ${user.token}` });
