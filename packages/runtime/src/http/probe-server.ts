@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpDate } from '@kruise/api';
+import { httpDate } from '@kruise/api/time';
 
 /** A named check: resolves when healthy, throws (or rejects) with the reason otherwise. */
 export type Check = () => void | Promise<void>;
