@@ -215,7 +215,7 @@ down() {
   for id in $(ls "$C/root/io.containerd.grpc.v1.cri/sandboxes" 2>/dev/null); do rm -f /var/lib/cni/results/*-"$id"-*; done  # libcni cache
   # shims left behind (they re-parent to PID 1): only those bound to *our* socket, by PID
   for d in /proc/[0-9]*; do
-    if tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "-address $SOCK"; then kill -9 "${d#/proc/}" 2>/dev/null || true; fi
+    if tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -q -- "-address $SOCK"; then kill -9 "${d#/proc/}" 2>/dev/null || true; fi
   done
   local full=0  # a stack of its own (registry, bridge), not a containerd-up node
   if [ -f "$BASE/registry/pid" ]; then full=1; log "stopping registry"; p=$(cat "$BASE/registry/pid"); kill "$p" 2>/dev/null || true
