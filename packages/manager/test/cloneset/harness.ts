@@ -170,6 +170,15 @@ export function statusWhen(
   );
 }
 
+/** Runs the CloneSet's pods until it has `replicas` pods, all of them available; returns its status. */
+export const available = (client: KubeClient, name: string, replicas: number, timeoutMs = WAIT_MS) =>
+  statusWhen(
+    client,
+    name,
+    (s, pods) => pods.length === replicas && s.availableReplicas === replicas,
+    timeoutMs,
+  );
+
 /** The CloneSet as stored. */
 export const getCloneSet = (client: KubeClient, name: string) =>
   client.get(Resources.CloneSet, 'default', name) as Promise<CloneSet & KubeObject>;

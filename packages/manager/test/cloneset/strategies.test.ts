@@ -1,6 +1,7 @@
 import { type KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import {
+  available,
   cloneSet,
   eventsOf,
   eventually,
@@ -19,8 +20,7 @@ const env = useCloneSetEnv(['--expectation-timeout=4s'], (started) => {
   client = started.client;
 });
 
-const ready = async (name: string, replicas: number) =>
-  statusWhen(client, name, (s, pods) => pods.length === replicas && s.availableReplicas === replicas);
+const ready = (name: string, replicas: number) => available(client, name, replicas);
 const revisionOf = (p: { metadata?: { labels?: Record<string, string> } }) =>
   p.metadata?.labels?.['controller-revision-hash'];
 

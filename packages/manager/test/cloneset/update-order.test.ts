@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { trimmedPods } from '../../src/informers.ts';
 import { eventually } from '../env.ts';
 import {
+  available,
   cloneSet,
   getCloneSet,
   image,
@@ -27,13 +28,7 @@ const env = useCloneSetEnv([], (started) => {
 
 /** Generous: the conditions hold within a second on an idle machine, far later on a loaded one. */
 const WAIT_MS = 30_000;
-const ready = (name: string, replicas: number) =>
-  statusWhen(
-    client,
-    name,
-    (s, pods) => pods.length === replicas && s.availableReplicas === replicas,
-    WAIT_MS,
-  );
+const ready = (name: string, replicas: number) => available(client, name, replicas, WAIT_MS);
 /** Labels a pod and waits until the manager's pod cache shows it (the order is computed from that cache). */
 const label = async (pod: Pod, labels: Record<string, string>) => {
   const name = pod.metadata!.name!;
