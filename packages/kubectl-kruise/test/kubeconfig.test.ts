@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cloneSet } from '../../manager/test/cloneset/harness.ts';
 import { mergeKubeconfigs } from '../src/kubeconfig.ts';
-import { type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 let cp: ControlPlane;
@@ -119,10 +119,18 @@ describe('kubeconfig handling', () => {
       [['--cluster=nope'], 'error: no server found for cluster "nope"\n'],
       [['--user=nope'], 'error: auth info "nope" does not exist\n'],
     ];
-    for (const [flags, err] of cases) {
-      const r = await plugin.kruise(['scale', '--replicas=9', 'cloneset/web', '-n', 'team-b', ...flags]);
-      expect({ flags, code: r.code, err: r.err }).toEqual({ flags, code: 1, err });
-    }
+    const scaleWith = (flags: string[]) => [
+      'scale',
+      '--replicas=9',
+      'cloneset/web',
+      '-n',
+      'team-b',
+      ...flags,
+    ];
+    await expectFailures(
+      plugin,
+      cases.map(([flags, err]) => [scaleWith(flags), err]),
+    );
     const broken = plugin.write('broken.yaml', 'clusters: [\n');
     const r = await plugin.kruise(['scale', '--replicas=9', 'cloneset/web', `--kubeconfig=${broken}`]);
     expect(r.code).toBe(1);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ControlPlane } from '@kruise/control-plane';
+import { expect } from 'vitest';
 import { kubectlPath } from '../../../test/support/kube-tools.ts';
 import { type KubectlResult, runBinary } from '../../control-plane/test/kubectl-run.ts';
 
@@ -81,4 +82,15 @@ export function pluginRunner(cp: ControlPlane): PluginRunner {
     },
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Runs each command line (at once) and expects kubectl's failure: exit code 1, nothing on standard
+ * output, exactly `err` on standard error.
+ */
+export async function expectFailures(plugin: PluginRunner, cases: [string[], string][]): Promise<void> {
+  const results = await Promise.all(cases.map(([args]) => plugin.kruise(args)));
+  expect(results.map((r, i) => ({ args: cases[i]![0], code: r.code, out: r.out, err: r.err }))).toEqual(
+    cases.map(([args, err]) => ({ args, code: 1, out: '', err })),
+  );
 }

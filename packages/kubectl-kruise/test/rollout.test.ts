@@ -11,7 +11,7 @@ import {
   statusWhen,
   useCloneSetEnv,
 } from '../../manager/test/cloneset/harness.ts';
-import { type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
 
 let plugin: PluginRunner;
 const env = useCloneSetEnv([], (e) => {
@@ -231,10 +231,7 @@ describe('kubectl kruise rollout and set on a CloneSet', () => {
         'Error from server (NotFound): clonesets.apps.kruise.io "missing" not found\n',
       ],
     ];
-    for (const [args, err] of cases) {
-      const r = await plugin.kruise(args);
-      expect({ args, code: r.code, err: r.err }).toEqual({ args, code: 1, err });
-    }
+    await expectFailures(plugin, cases);
     expect((await containersOf('inplace')).map((c) => c.image)).toEqual(['busybox:v1', 'busybox:v1']);
   });
 });

@@ -2,7 +2,7 @@ import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CloneSetEnv, cloneSet, startCloneSetEnv } from '../../manager/test/cloneset/harness.ts';
-import { type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
 
 let env: CloneSetEnv;
 let plugin: PluginRunner;
@@ -95,10 +95,7 @@ describe('kubectl kruise scale', () => {
       ],
       [['frobnicate'], 'error: unknown command "frobnicate" for "kubectl kruise"\n'],
     ];
-    for (const [args, err] of cases) {
-      const r = await plugin.kruise(args);
-      expect({ args, code: r.code, err: r.err }).toEqual({ args, code: 1, err });
-    }
+    await expectFailures(plugin, cases);
     expect(await replicasOf('default', 'web')).toBe(2);
   });
 });
