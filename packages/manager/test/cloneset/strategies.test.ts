@@ -193,13 +193,15 @@ describe('CloneSet scale strategy', () => {
       Resources.CloneSet,
       cloneSet('slow', { replicas: 3, scaleStrategy: { maxUnavailable: 1 } }),
     );
+    const limited =
+      'Warning ScaleUpLimited scaleUp is limited because of scaleStrategy.maxUnavailable, limit: 0';
     await eventually(async () => (await podsOf(client, 'slow')).length === 1);
+    // the event is written a moment after the reconcile that held the scale-up: wait for it
+    await eventually(async () => (await eventsOf(client, 'slow')).includes(limited));
     await sleep(500);
     const pods = await podsOf(client, 'slow');
     expect(pods).toHaveLength(1);
-    expect(await eventsOf(client, 'slow')).toContain(
-      'Warning ScaleUpLimited scaleUp is limited because of scaleStrategy.maxUnavailable, limit: 0',
-    );
+    expect(await eventsOf(client, 'slow')).toContain(limited);
     await runPod(client, pods[0]!);
     await ready('slow', 3);
   });
