@@ -399,6 +399,9 @@ function podStore(initial: Pod) {
   return { access, writes, current: () => stored };
 }
 
+const inPlaceReady = (pod: Pod) =>
+  pod.status?.conditions?.find((c) => c.type === 'InPlaceUpdateReady')?.status;
+
 /** `podStore` whose writes fail with 409 on a stale resourceVersion, counting reads. */
 function checkedPodStore(initial: Pod) {
   const store = podStore(initial);
@@ -502,6 +505,14 @@ describe('in-place update flow', () => {
     expect(store.gets()).toBe(1);
     expect(store.current().spec!.containers[0]!.image).toBe('busybox:v1');
     expect(store.current().metadata!.labels!['controller-revision-hash']).toBe(oldRev.metadata!.name);
+    // the node reports the restarted container meanwhile: InPlaceUpdateReady True still gets written
+    const restarted = store.current();
+    (restarted.status as any).containerStatuses = [statusOf('main', 'sha256:main-v1', 'busybox:v1')];
+    const stale = structuredClone(restarted);
+    await store.access.updateStatus(restarted);
+    await control.refresh(stale, opts());
+    expect(store.gets()).toBe(2);
+    expect(inPlaceReady(store.current())).toBe('True');
   });
 
   it('holds the change in the grace annotation, applies it once the grace period is over, then flips the condition back', async () => {

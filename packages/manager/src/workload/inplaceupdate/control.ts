@@ -185,11 +185,14 @@ export class InPlaceUpdateControl {
     if (!hasInPlaceUpdateGate(pod)) return {};
     const current = inPlaceUpdateCondition(pod);
     if (current?.status === 'True' && !current.reason && !current.message) return {};
-    await this.writeCondition(structuredClone(pod), {
-      type: INPLACE_UPDATE_READY,
-      status: 'True',
-      lastTransitionTime: kubeTime(this.now()),
-    });
+    // a status write of the node or kruise-daemon in between is a conflict: read again and retry
+    await this.onLatest(pod, (latest) =>
+      this.writeCondition(latest, {
+        type: INPLACE_UPDATE_READY,
+        status: 'True',
+        lastTransitionTime: kubeTime(this.now()),
+      }),
+    );
     return {};
   }
 
