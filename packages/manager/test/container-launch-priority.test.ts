@@ -156,10 +156,7 @@ describe('container-launch-priority controller (embedded control plane)', () => 
     expect(Object.keys((await barrier('by-env'))?.data ?? {})).toEqual(['p_10']);
     await ready(pod, ['proxy', 'agent']);
     await released('by-env', ['p_10', 'p_0']);
-    await eventually(
-      async () => (await getPod('by-env')).metadata?.annotations?.[COMPLETED] === 'true',
-      10_000,
-    );
+    await eventually(async () => (await getPod('by-env')).metadata?.annotations?.[COMPLETED] === 'true');
   });
 
   it('creates the barrier again on the next pod event when it was deleted while launching', async () => {
