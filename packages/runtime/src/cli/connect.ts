@@ -12,7 +12,9 @@ export class StartupError extends Error {
 function fileErrorText(path: string, err: NodeJS.ErrnoException): string {
   if (err.code === 'EACCES') return `open ${path}: permission denied`;
   if (err.code === 'EISDIR') return `read ${path}: is a directory`;
-  return `open ${path}: ${err.message}`;
+  // Node says `EMFILE: too many open files, open 'F'`; Go says `open F: too many open files`.
+  const description = /^[A-Z]+: (.*?)(, \w+ '.*')?$/.exec(err.message)?.[1] ?? err.message;
+  return `open ${path}: ${description}`;
 }
 
 /**
@@ -59,7 +61,7 @@ export function loadKubeClient(kubeconfig: string | undefined): KubeClient {
  * Checks that the API server answers (GET /version, as a start-up's discovery would), or throws a
  * StartupError in kubectl's words: `The connection to the server H was refused - did you specify
  * the right host or port?`, `Unable to connect to the server: …`, `error: You must be logged in to
- * the server (Unauthorized)`.
+ * the server (Unauthorized)`, `Error from server (Forbidden): …`.
  */
 export async function checkApiServer(client: KubeClient, timeoutMs = 30_000): Promise<void> {
   const host = new URL(client.access.server).host;
@@ -69,7 +71,7 @@ export async function checkApiServer(client: KubeClient, timeoutMs = 30_000): Pr
     if (err instanceof KubeApiError) {
       if (err.code === 401)
         throw new StartupError('error: You must be logged in to the server (Unauthorized)');
-      throw new StartupError(`error: ${err.message}`);
+      throw new StartupError(`Error from server${err.reason ? ` (${err.reason})` : ''}: ${err.message}`);
     }
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ECONNREFUSED')
