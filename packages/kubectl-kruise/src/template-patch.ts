@@ -65,6 +65,16 @@ export interface TemplateEdit {
   before: KubeObject;
   /** Whether the template changed (nothing is sent when it did not). */
   changed: boolean;
+  /** The object as written: the server's answer, or under a client dry run the edited copy. */
+  after: KubeObject;
+}
+
+/** A copy of a workload object with its pod template replaced. */
+export function withTemplate(kind: WorkloadKind, obj: KubeObject, template: PodTemplate): KubeObject {
+  const copy = structuredClone(obj);
+  const parent = readPath(copy, kind.templatePath.slice(0, -1));
+  parent[kind.templatePath[kind.templatePath.length - 1] as string] = template;
+  return copy;
 }
 
 /**
@@ -82,13 +92,15 @@ export async function editTemplate(
   const template = structuredClone(templateOf(kind, before));
   edit(template, before);
   const ops = templatePatch(kind, templateOf(kind, before), template);
-  if (ops.length && dryRun !== 'client')
-    await ctx.client().request('PATCH', objectPath(kind.resource, namespace, name), {
-      body: ops,
-      contentType: 'application/json-patch+json',
-      query: { dryRun: dryRun === 'server' ? 'All' : undefined },
-    });
-  return { before, changed: ops.length > 0 };
+  const after =
+    ops.length && dryRun !== 'client'
+      ? await ctx.client().request<KubeObject>('PATCH', objectPath(kind.resource, namespace, name), {
+          body: ops,
+          contentType: 'application/json-patch+json',
+          query: { dryRun: dryRun === 'server' ? 'All' : undefined },
+        })
+      : withTemplate(kind, before, template);
+  return { before, changed: ops.length > 0, after };
 }
 
 /** Containers (init containers first) whose name matches kubectl's `-c` glob (`*` = all). */

@@ -1,5 +1,6 @@
 import type { Command, CommandContext } from '../command.ts';
-import { resolveTargets, targetName } from '../targets.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
+import { resolveTargets } from '../targets.ts';
 import { readPath } from '../template-patch.ts';
 
 /** kubectl's message when a rollout command gets no resource. */
@@ -12,6 +13,7 @@ function nested(segments: readonly string[], value: unknown): Record<string, unk
 
 /** Sets the workload's update-strategy `paused` switch; shared by `rollout pause` and `rollout resume`. */
 async function setPaused(ctx: CommandContext, paused: boolean): Promise<void> {
+  checkOutputFormat(ctx);
   const errors: string[] = [];
   for (const t of await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED)) {
     const path = t.kind.pausedPath;
@@ -29,8 +31,8 @@ async function setPaused(ctx: CommandContext, paused: boolean): Promise<void> {
       errors.push(`error: ${resource} "${t.name}" is not paused`);
       continue;
     }
-    await ctx.client().mergePatch(t.kind.resource, t.namespace, t.name, nested(path, paused));
-    ctx.out(`${targetName(t)} ${paused ? 'paused' : 'resumed'}\n`);
+    const after = await ctx.client().mergePatch(t.kind.resource, t.namespace, t.name, nested(path, paused));
+    printObject(ctx, after, paused ? 'paused' : 'resumed');
   }
   if (errors.length) throw new Error(errors.join('\n'));
 }
@@ -47,7 +49,7 @@ export const rolloutPause: Command = {
 Examples:
   # Mark the CloneSet sample as paused
   kubectl kruise rollout pause cloneset/sample`,
-  flags: [],
+  flags: [OUTPUT_FLAG],
   run: (ctx) => setPaused(ctx, true),
 };
 
@@ -61,6 +63,6 @@ export const rolloutResume: Command = {
 Examples:
   # Resume an already paused CloneSet
   kubectl kruise rollout resume cloneset/sample`,
-  flags: [],
+  flags: [OUTPUT_FLAG],
   run: (ctx) => setPaused(ctx, false),
 };

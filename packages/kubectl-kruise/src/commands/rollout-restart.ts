@@ -1,5 +1,7 @@
-import type { Command } from '../command.ts';
-import { resolveTargets, targetName } from '../targets.ts';
+import { type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix } from '../command.ts';
+import { UsageError } from '../errors.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
+import { resolveTargets } from '../targets.ts';
 import { editTemplate } from '../template-patch.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
 import { IN_PLACE_RESTART_FLAGS, refuseInPlaceFlags, runInPlaceRestart } from './rollout-restart-in-place.ts';
@@ -36,16 +38,24 @@ Examples:
         "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2).",
     },
     ...IN_PLACE_RESTART_FLAGS,
+    DRY_RUN_FLAG,
+    OUTPUT_FLAG,
   ],
   async run(ctx) {
-    if (ctx.flags['in-place'] === true) return runInPlaceRestart(ctx);
+    if (ctx.flags['in-place'] === true) {
+      const printing = ['dry-run', 'output'].find((n) => ctx.given.has(n));
+      if (printing) throw new UsageError(`--${printing} cannot be used with --in-place`);
+      return runInPlaceRestart(ctx);
+    }
     refuseInPlaceFlags(ctx);
+    const strategy = dryRunOf(ctx);
+    checkOutputFormat(ctx);
     const now = ctx
       .now()
       .toISOString()
       .replace(/\.\d{3}Z$/, 'Z');
     for (const target of await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED)) {
-      await editTemplate(
+      const { after } = await editTemplate(
         ctx,
         target,
         (template) => {
@@ -57,9 +67,9 @@ Examples:
             c.env = env;
           }
         },
-        'none',
+        strategy,
       );
-      ctx.out(`${targetName(target)} restarted\n`);
+      printObject(ctx, after, 'restarted', dryRunSuffix(strategy));
     }
   },
 };

@@ -1,7 +1,9 @@
+import type { KubeObject } from '@kruise/runtime/kube/client';
 import { objectPath } from '@kruise/runtime/kube/resources';
 import { type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix } from '../command.ts';
 import { describePodTemplate } from '../describe-template.ts';
 import { canonical, historyOf, revisionTemplate, sameTemplate } from '../history.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets, targetName } from '../targets.ts';
 import {
   type PatchOperation,
@@ -9,6 +11,7 @@ import {
   pointer,
   templateOf,
   templatePatch,
+  withTemplate,
 } from '../template-patch.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
 
@@ -36,11 +39,13 @@ Examples:
       usage: 'The revision to rollback to. Default to 0 (last revision).',
     },
     DRY_RUN_FLAG,
+    OUTPUT_FLAG,
   ],
   async run(ctx) {
     if (ctx.args.length === 0) throw new Error(RESOURCE_REQUIRED);
     const toRevision = Number(ctx.flags['to-revision']);
     const strategy = dryRunOf(ctx);
+    checkOutputFormat(ctx);
     for (const target of await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED)) {
       if (toRevision < 0) throw new Error(`unable to find specified revision ${toRevision} in history`);
       const { object, revisions } = await historyOf(ctx, target);
@@ -51,6 +56,10 @@ Examples:
           : revisions.find((r) => Number(r.revision) === toRevision);
       if (!to) throw new Error(`unable to find specified revision ${toRevision} in history`);
       const wanted = revisionTemplate(to);
+      if (strategy === 'client' && ctx.flags.output) {
+        printObject(ctx, withTemplate(target.kind, object, canonical(wanted) as PodTemplate), 'rolled back');
+        continue;
+      }
       if (strategy === 'client') {
         ctx.out(`${targetName(target)} will roll back to ${describePodTemplate(wanted)}\n`);
         continue;
@@ -68,9 +77,9 @@ Examples:
       } catch {
         ops = [{ op: 'replace', path: pointer(target.kind.templatePath), value: canonical(wanted) }];
       }
-      await ctx
+      const after = await ctx
         .client()
-        .request('PATCH', objectPath(target.kind.resource, target.namespace, target.name), {
+        .request<KubeObject>('PATCH', objectPath(target.kind.resource, target.namespace, target.name), {
           body: ops,
           contentType: 'application/json-patch+json',
           query: { dryRun: strategy === 'server' ? 'All' : undefined },
@@ -78,7 +87,7 @@ Examples:
         .catch((err: Error) => {
           throw new Error(`failed restoring revision ${to.revision}: ${err.message}`);
         });
-      ctx.out(`${targetName(target)} rolled back${dryRunSuffix(strategy)}\n`);
+      printObject(ctx, after, 'rolled back', dryRunSuffix(strategy));
     }
   },
 };

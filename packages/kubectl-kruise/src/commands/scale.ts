@@ -9,6 +9,7 @@ import {
   dryRunSuffix,
   SELECTOR_FLAG,
 } from '../command.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets, type Target, targetName } from '../targets.ts';
 
 /** Reads the Scale, checks kubectl's preconditions and writes it back (guarded by its resourceVersion). */
@@ -63,6 +64,7 @@ Examples:
     ALL_FLAG,
     SELECTOR_FLAG,
     DRY_RUN_FLAG,
+    OUTPUT_FLAG,
   ],
   async run(ctx) {
     const replicas = Number(ctx.flags.replicas);
@@ -71,6 +73,7 @@ Examples:
     if (Number(ctx.flags['current-replicas']) < -1)
       throw new Error('The --current-replicas must specify an integer of -1 or greater');
     const strategy = dryRunOf(ctx);
+    checkOutputFormat(ctx);
     const targets = await resolveTargets(ctx, ctx.args);
     for (const t of targets) {
       if (!t.kind.scalable) throw new Error(`cannot scale ${targetName(t)}`);
@@ -84,7 +87,15 @@ Examples:
               dryRun: strategy === 'server',
             });
       }
-      ctx.out(`${targetName(t)} scaled${dryRunSuffix(strategy)}\n`);
+      if (!ctx.flags.output) {
+        ctx.out(`${targetName(t)} scaled${dryRunSuffix(strategy)}\n`);
+        continue;
+      }
+      // What -o prints: the object as stored after the write, or (under a dry run) as it would be.
+      const stored =
+        (strategy !== 'none' && t.object) || (await ctx.client().get(t.kind.resource, t.namespace, t.name));
+      const shown = strategy === 'none' ? stored : { ...stored, spec: { ...stored.spec, replicas } };
+      printObject(ctx, shown, 'scaled', dryRunSuffix(strategy));
     }
   },
 };

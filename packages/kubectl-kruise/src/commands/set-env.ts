@@ -1,6 +1,7 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
 import { parsePairs, resourcesAndPairs } from '../pairs.ts';
-import { resolveTargets, targetName } from '../targets.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
+import { resolveTargets } from '../targets.ts';
 import { editTemplate, matchingContainers, templateOf } from '../template-patch.ts';
 
 type EnvVar = { name: string; value?: string; valueFrom?: Record<string, any> };
@@ -60,6 +61,7 @@ Examples:
     ALL_FLAG,
     SELECTOR_FLAG,
     DRY_RUN_FLAG,
+    OUTPUT_FLAG,
   ],
   async run(ctx) {
     const { resources, pairs } = resourcesAndPairs(ctx.args, 'environment');
@@ -89,8 +91,9 @@ Examples:
       return;
     }
     const strategy = dryRunOf(ctx);
+    checkOutputFormat(ctx);
     for (const target of targets) {
-      const { changed } = await editTemplate(
+      const { changed, after } = await editTemplate(
         ctx,
         target,
         (template) => {
@@ -114,7 +117,7 @@ Examples:
         },
         strategy,
       );
-      if (changed) ctx.out(`${targetName(target)} env updated${dryRunSuffix(strategy)}\n`);
+      if (changed) printObject(ctx, after, 'env updated', dryRunSuffix(strategy));
     }
   },
 };

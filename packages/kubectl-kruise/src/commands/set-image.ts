@@ -1,6 +1,7 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
 import { parsePairs, resourcesAndPairs } from '../pairs.ts';
-import { resolveTargets, targetName } from '../targets.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
+import { resolveTargets } from '../targets.ts';
 import { editTemplate, matchingContainers } from '../template-patch.ts';
 
 /**
@@ -20,7 +21,7 @@ Examples:
 
   # Update image of all containers of all CloneSets in the namespace
   kubectl kruise set image cloneset --all '*'=nginx:1.9.1`,
-  flags: [ALL_FLAG, SELECTOR_FLAG, DRY_RUN_FLAG],
+  flags: [ALL_FLAG, SELECTOR_FLAG, DRY_RUN_FLAG, OUTPUT_FLAG],
   async run(ctx) {
     const { resources, pairs } = resourcesAndPairs(ctx.args, 'image');
     const images = parsePairs(pairs, 'image', false).set;
@@ -36,9 +37,10 @@ Examples:
       );
     if (problems.length) throw new Error(problems.join(', '));
     const strategy = dryRunOf(ctx);
+    checkOutputFormat(ctx);
     const errors: string[] = [];
     for (const target of await resolveTargets(ctx, resources)) {
-      const { changed } = await editTemplate(
+      const { changed, after } = await editTemplate(
         ctx,
         target,
         (template) => {
@@ -50,7 +52,7 @@ Examples:
         },
         strategy,
       );
-      if (changed) ctx.out(`${targetName(target)} image updated${dryRunSuffix(strategy)}\n`);
+      if (changed) printObject(ctx, after, 'image updated', dryRunSuffix(strategy));
     }
     if (errors.length) throw new Error(errors.join('\n'));
   },

@@ -1,5 +1,6 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
-import { resolveTargets, targetName } from '../targets.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
+import { resolveTargets } from '../targets.ts';
 import { editTemplate, matchingContainers } from '../template-patch.ts';
 
 const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
@@ -57,6 +58,7 @@ Examples:
     ALL_FLAG,
     SELECTOR_FLAG,
     DRY_RUN_FLAG,
+    OUTPUT_FLAG,
   ],
   async run(ctx) {
     const limitsText = String(ctx.flags.limits ?? '');
@@ -71,8 +73,9 @@ Examples:
     const requests = resourceList(requestsText);
     const glob = String(ctx.flags.containers);
     const strategy = dryRunOf(ctx);
+    checkOutputFormat(ctx);
     for (const target of await resolveTargets(ctx, ctx.args)) {
-      const { changed } = await editTemplate(
+      const { changed, after } = await editTemplate(
         ctx,
         target,
         (template) => {
@@ -88,7 +91,7 @@ Examples:
         },
         strategy,
       );
-      if (changed) ctx.out(`${targetName(target)} resource requirements updated${dryRunSuffix(strategy)}\n`);
+      if (changed) printObject(ctx, after, 'resource requirements updated', dryRunSuffix(strategy));
     }
   },
 };

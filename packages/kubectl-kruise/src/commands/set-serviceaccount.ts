@@ -1,5 +1,6 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix } from '../command.ts';
-import { resolveTargets, targetName } from '../targets.ts';
+import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
+import { resolveTargets } from '../targets.ts';
 import { editTemplate } from '../template-patch.ts';
 
 /** `kubectl kruise set serviceaccount`: sets the service account of a workload's pod template. */
@@ -12,13 +13,14 @@ export const setServiceAccount: Command = {
 Examples:
   # Set CloneSet sample's service account to serviceaccount1
   kubectl kruise set serviceaccount cloneset sample serviceaccount1`,
-  flags: [ALL_FLAG, DRY_RUN_FLAG],
+  flags: [ALL_FLAG, DRY_RUN_FLAG, OUTPUT_FLAG],
   async run(ctx) {
     if (ctx.args.length === 0) throw new Error('serviceaccount is required');
     const account = ctx.args[ctx.args.length - 1] as string;
     const strategy = dryRunOf(ctx);
+    checkOutputFormat(ctx);
     for (const target of await resolveTargets(ctx, ctx.args.slice(0, -1))) {
-      const { changed } = await editTemplate(
+      const { changed, after } = await editTemplate(
         ctx,
         target,
         (template) => {
@@ -26,7 +28,7 @@ Examples:
         },
         strategy,
       );
-      if (changed) ctx.out(`${targetName(target)} serviceaccount updated${dryRunSuffix(strategy)}\n`);
+      if (changed) printObject(ctx, after, 'serviceaccount updated', dryRunSuffix(strategy));
     }
   },
 };
