@@ -12,6 +12,9 @@ export const OUTPUT_FLAG: FlagSpec = {
 
 const FORMATS = ['json', 'yaml', 'name'];
 
+/** How many objects a run has printed as YAML (kubectl's YAML printer separates them with `---`). */
+const yamlPrinted = new WeakMap<CommandContext, number>();
+
 /** kubectl's printer error for an unknown `-o`, checked before anything is sent. */
 export function checkOutputFormat(ctx: CommandContext): void {
   const format = String(ctx.flags.output ?? '');
@@ -33,7 +36,11 @@ export function printObject(
 ): void {
   const format = String(ctx.flags.output ?? '');
   if (format === 'json') return ctx.out(`${JSON.stringify(obj, null, 4)}\n`);
-  if (format === 'yaml') return ctx.out(stringify(obj));
+  if (format === 'yaml') {
+    const count = yamlPrinted.get(ctx) ?? 0;
+    yamlPrinted.set(ctx, count + 1);
+    return ctx.out(`${count ? '---\n' : ''}${stringify(obj)}`);
+  }
   const group = obj.apiVersion?.includes('/') ? `.${obj.apiVersion.split('/')[0]}` : '';
   const name = `${obj.kind?.toLowerCase()}${group}/${obj.metadata?.name}`;
   ctx.out(format === 'name' ? `${name}\n` : `${name} ${action}${suffix}\n`);

@@ -1,5 +1,6 @@
 import type { KubeObject } from '@kruise/runtime/kube/client';
 import type { CommandContext } from './command.ts';
+import { filenamesOf, fileTargets } from './filenames.ts';
 import { kindNamed, qualifiedName, type WorkloadKind } from './kinds.ts';
 
 /** One object a command acts on. */
@@ -29,7 +30,7 @@ function kindOf(type: string): WorkloadKind {
 }
 
 /**
- * Resolves resource arguments as kubectl's resource builder does: `TYPE/NAME ...`, `TYPE NAME ...`,
+ * Resolves resource arguments as kubectl's resource builder does: `-f FILE` (see filenames.ts), `TYPE/NAME ...`, `TYPE NAME ...`,
  * or `TYPE` with `-l/--selector` or `--all` (listing the namespace, or every namespace with `-A`
  * where the command has it). `missing` is the command's message when no argument is given.
  */
@@ -38,6 +39,8 @@ export async function resolveTargets(
   args: readonly string[],
   missing = NO_RESOURCES,
 ): Promise<Target[]> {
+  if (filenamesOf(ctx).length) return fileTargets(ctx, args);
+  if (ctx.flags.local === true) throw new Error(NO_RESOURCES);
   if (args.length === 0) throw new Error(missing);
   const namespace = ctx.namespace();
   const [first, ...rest] = args as [string, ...string[]];

@@ -79,7 +79,8 @@ export function withTemplate(kind: WorkloadKind, obj: KubeObject, template: PodT
 
 /**
  * Reads a workload, lets `edit` change a copy of its pod template, and sends only the difference
- * as a JSON Patch (`dryRun` = server-side dry run; `client` = send nothing).
+ * as a JSON Patch (`dryRun` = server-side dry run; `client` = send nothing). Under `--local` the
+ * object read from `-f` is edited and nothing is read or sent.
  */
 export async function editTemplate(
   ctx: CommandContext,
@@ -88,12 +89,13 @@ export async function editTemplate(
   dryRun: 'none' | 'client' | 'server',
 ): Promise<TemplateEdit> {
   const { kind, namespace, name } = target;
-  const before = await ctx.client().get(kind.resource, namespace, name);
+  const local = ctx.flags.local === true && target.object;
+  const before = local || (await ctx.client().get(kind.resource, namespace, name));
   const template = structuredClone(templateOf(kind, before));
   edit(template, before);
   const ops = templatePatch(kind, templateOf(kind, before), template);
   const after =
-    ops.length && dryRun !== 'client'
+    ops.length && dryRun !== 'client' && !local
       ? await ctx.client().request<KubeObject>('PATCH', objectPath(kind.resource, namespace, name), {
           body: ops,
           contentType: 'application/json-patch+json',

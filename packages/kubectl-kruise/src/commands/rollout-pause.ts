@@ -1,4 +1,5 @@
 import type { Command, CommandContext } from '../command.ts';
+import { FILENAME_FLAG } from '../filenames.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
 import { readPath } from '../template-patch.ts';
@@ -49,7 +50,7 @@ export const rolloutPause: Command = {
 Examples:
   # Mark the CloneSet sample as paused
   kubectl kruise rollout pause cloneset/sample`,
-  flags: [OUTPUT_FLAG],
+  flags: [FILENAME_FLAG, OUTPUT_FLAG],
   run: (ctx) => setPaused(ctx, true),
 };
 
@@ -63,6 +64,6 @@ export const rolloutResume: Command = {
 Examples:
   # Resume an already paused CloneSet
   kubectl kruise rollout resume cloneset/sample`,
-  flags: [OUTPUT_FLAG],
+  flags: [FILENAME_FLAG, OUTPUT_FLAG],
   run: (ctx) => setPaused(ctx, false),
 };

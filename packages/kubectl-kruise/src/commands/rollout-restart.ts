@@ -1,5 +1,6 @@
 import { type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix } from '../command.ts';
 import { UsageError } from '../errors.ts';
+import { FILENAME_FLAG } from '../filenames.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
 import { editTemplate } from '../template-patch.ts';
@@ -39,6 +40,7 @@ Examples:
     },
     ...IN_PLACE_RESTART_FLAGS,
     DRY_RUN_FLAG,
+    FILENAME_FLAG,
     OUTPUT_FLAG,
   ],
   async run(ctx) {

@@ -2,6 +2,7 @@ import type { KubeObject } from '@kruise/runtime/kube/client';
 import { objectPath } from '@kruise/runtime/kube/resources';
 import { type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix } from '../command.ts';
 import { describePodTemplate } from '../describe-template.ts';
+import { FILENAME_FLAG, filenamesOf } from '../filenames.ts';
 import { canonical, historyOf, revisionTemplate, sameTemplate } from '../history.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets, targetName } from '../targets.ts';
@@ -39,10 +40,11 @@ Examples:
       usage: 'The revision to rollback to. Default to 0 (last revision).',
     },
     DRY_RUN_FLAG,
+    FILENAME_FLAG,
     OUTPUT_FLAG,
   ],
   async run(ctx) {
-    if (ctx.args.length === 0) throw new Error(RESOURCE_REQUIRED);
+    if (ctx.args.length === 0 && !filenamesOf(ctx).length) throw new Error(RESOURCE_REQUIRED);
     const toRevision = Number(ctx.flags['to-revision']);
     const strategy = dryRunOf(ctx);
     checkOutputFormat(ctx);

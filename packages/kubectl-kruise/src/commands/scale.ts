@@ -9,6 +9,7 @@ import {
   dryRunSuffix,
   SELECTOR_FLAG,
 } from '../command.ts';
+import { FILENAME_FLAG } from '../filenames.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets, type Target, targetName } from '../targets.ts';
 
@@ -64,6 +65,7 @@ Examples:
     ALL_FLAG,
     SELECTOR_FLAG,
     DRY_RUN_FLAG,
+    FILENAME_FLAG,
     OUTPUT_FLAG,
   ],
   async run(ctx) {

@@ -1,4 +1,5 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
+import { checkLocal, FILENAME_FLAG, filenamesOf, LOCAL_FLAG } from '../filenames.ts';
 import { parsePairs, resourcesAndPairs } from '../pairs.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
@@ -61,13 +62,15 @@ Examples:
     ALL_FLAG,
     SELECTOR_FLAG,
     DRY_RUN_FLAG,
+    FILENAME_FLAG,
+    LOCAL_FLAG,
     OUTPUT_FLAG,
   ],
   async run(ctx) {
     const { resources, pairs } = resourcesAndPairs(ctx.args, 'environment');
     const flagged = (ctx.flags.env as string[]).filter(Boolean);
     const { set, remove } = parsePairs([...flagged, ...pairs], 'environment', true);
-    if (resources.length < 1)
+    if (resources.length < 1 && !filenamesOf(ctx).length)
       throw new Error('one or more resources must be specified as <resource> <name> or <resource>/<name>');
     const list = ctx.flags.list === true;
     if (!list && set.size === 0 && remove.length === 0)
@@ -92,6 +95,7 @@ Examples:
     }
     const strategy = dryRunOf(ctx);
     checkOutputFormat(ctx);
+    checkLocal(ctx, strategy);
     for (const target of targets) {
       const { changed, after } = await editTemplate(
         ctx,

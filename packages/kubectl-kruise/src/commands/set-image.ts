@@ -1,4 +1,5 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
+import { checkLocal, FILENAME_FLAG, filenamesOf, LOCAL_FLAG } from '../filenames.ts';
 import { parsePairs, resourcesAndPairs } from '../pairs.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
@@ -21,14 +22,14 @@ Examples:
 
   # Update image of all containers of all CloneSets in the namespace
   kubectl kruise set image cloneset --all '*'=nginx:1.9.1`,
-  flags: [ALL_FLAG, SELECTOR_FLAG, DRY_RUN_FLAG, OUTPUT_FLAG],
+  flags: [ALL_FLAG, SELECTOR_FLAG, DRY_RUN_FLAG, FILENAME_FLAG, LOCAL_FLAG, OUTPUT_FLAG],
   async run(ctx) {
     const { resources, pairs } = resourcesAndPairs(ctx.args, 'image');
     const images = parsePairs(pairs, 'image', false).set;
     const problems: string[] = [];
     if (ctx.flags.all === true && ctx.flags.selector)
       problems.push('cannot set --all and --selector at the same time');
-    if (resources.length < 1)
+    if (resources.length < 1 && !filenamesOf(ctx).length)
       problems.push('one or more resources must be specified as <resource> <name> or <resource>/<name>');
     if (images.size < 1) problems.push('at least one image update is required');
     else if (images.size > 1 && images.has('*'))
@@ -38,6 +39,7 @@ Examples:
     if (problems.length) throw new Error(problems.join(', '));
     const strategy = dryRunOf(ctx);
     checkOutputFormat(ctx);
+    checkLocal(ctx, strategy);
     const errors: string[] = [];
     for (const target of await resolveTargets(ctx, resources)) {
       const { changed, after } = await editTemplate(

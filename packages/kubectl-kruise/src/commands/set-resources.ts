@@ -1,4 +1,5 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
+import { checkLocal, FILENAME_FLAG, LOCAL_FLAG } from '../filenames.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
 import { editTemplate, matchingContainers } from '../template-patch.ts';
@@ -58,6 +59,8 @@ Examples:
     ALL_FLAG,
     SELECTOR_FLAG,
     DRY_RUN_FLAG,
+    FILENAME_FLAG,
+    LOCAL_FLAG,
     OUTPUT_FLAG,
   ],
   async run(ctx) {
@@ -74,6 +77,7 @@ Examples:
     const glob = String(ctx.flags.containers);
     const strategy = dryRunOf(ctx);
     checkOutputFormat(ctx);
+    checkLocal(ctx, strategy);
     for (const target of await resolveTargets(ctx, ctx.args)) {
       const { changed, after } = await editTemplate(
         ctx,

@@ -1,4 +1,5 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix } from '../command.ts';
+import { checkLocal, FILENAME_FLAG, LOCAL_FLAG } from '../filenames.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
 import { editTemplate } from '../template-patch.ts';
@@ -13,12 +14,13 @@ export const setServiceAccount: Command = {
 Examples:
   # Set CloneSet sample's service account to serviceaccount1
   kubectl kruise set serviceaccount cloneset sample serviceaccount1`,
-  flags: [ALL_FLAG, DRY_RUN_FLAG, OUTPUT_FLAG],
+  flags: [ALL_FLAG, DRY_RUN_FLAG, FILENAME_FLAG, LOCAL_FLAG, OUTPUT_FLAG],
   async run(ctx) {
     if (ctx.args.length === 0) throw new Error('serviceaccount is required');
     const account = ctx.args[ctx.args.length - 1] as string;
     const strategy = dryRunOf(ctx);
     checkOutputFormat(ctx);
+    checkLocal(ctx, strategy);
     for (const target of await resolveTargets(ctx, ctx.args.slice(0, -1))) {
       const { changed, after } = await editTemplate(
         ctx,
