@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ignorePodUpdateEvent } from '../../src/controllers/cloneset/pod-event-filter.ts';
 import type { InPlaceUpdateOptions } from '../../src/workload/inplaceupdate/control.ts';
 import {
+  available,
   type CloneSetEnv,
   cloneSet,
   eventually,
@@ -135,7 +136,7 @@ describe.each([
         Resources.CloneSet,
         cloneSet(name, { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }),
       );
-      await statusWhen(env.client, name, (s) => s.availableReplicas === 2);
+      await available(env.client, name, 2);
     }
   });
 
@@ -152,7 +153,7 @@ describe.each([
 
   it('an in-place update still completes (the event that finishes the containers is kept)', async () => {
     // every pod Ready again first (the fake kubelet's status write would race the update's)
-    await statusWhen(env.client, 'owner', (s) => s.availableReplicas === 2);
+    await available(env.client, 'owner', 2);
     const uids = (await podsOf(env.client, 'owner')).map((p) => p.metadata!.uid).sort();
     await setImage(env.client, 'owner', 'busybox:v2');
     await statusWhen(env.client, 'owner', (s) => s.updatedAvailableReplicas === 2 && s.updatedReplicas === 2);
