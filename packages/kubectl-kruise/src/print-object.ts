@@ -1,16 +1,17 @@
 import { stringify } from 'yaml';
 import type { CommandContext } from './command.ts';
 import type { FlagSpec } from './flags.ts';
+import { renderJsonPath } from './jsonpath.ts';
 
 /** kubectl's `-o/--output` flag, for the formats this plugin prints. */
 export const OUTPUT_FLAG: FlagSpec = {
   name: 'output',
   short: 'o',
   type: 'string',
-  usage: 'Output format. One of: (json, yaml, name).',
+  usage: 'Output format. One of: (json, yaml, name, jsonpath).',
 };
 
-const FORMATS = ['json', 'yaml', 'name'];
+const FORMATS = ['json', 'yaml', 'name', 'jsonpath'];
 
 /** How many objects a run has printed as YAML (kubectl's YAML printer separates them with `---`). */
 const yamlPrinted = new WeakMap<CommandContext, number>();
@@ -18,6 +19,12 @@ const yamlPrinted = new WeakMap<CommandContext, number>();
 /** kubectl's printer error for an unknown `-o`, checked before anything is sent. */
 export function checkOutputFormat(ctx: CommandContext): void {
   const format = String(ctx.flags.output ?? '');
+  if (format === 'jsonpath' || format === 'jsonpath=')
+    throw new Error('template format specified but no template given');
+  if (format.startsWith('jsonpath=')) {
+    renderJsonPath(format.slice('jsonpath='.length), {}); // a template it cannot run fails before any write
+    return;
+  }
   if (format && !FORMATS.includes(format))
     throw new Error(
       `unable to match a printer suitable for the output format "${format}", allowed formats are: ${FORMATS.join(',')}`,
@@ -25,7 +32,8 @@ export function checkOutputFormat(ctx: CommandContext): void {
 }
 
 /**
- * Prints an object as kubectl does after a write: `-o json` (4-space indent), `-o yaml`, `-o name`
+ * Prints an object as kubectl does after a write: `-o json` (4-space indent), `-o yaml`,
+ * `-o jsonpath=TEMPLATE` (jsonpath.ts), `-o name`
  * (`kind.group/name`), or by default `kind.group/name <action>` (with kubectl's dry-run suffix).
  */
 export function printObject(
@@ -35,6 +43,7 @@ export function printObject(
   suffix = '',
 ): void {
   const format = String(ctx.flags.output ?? '');
+  if (format.startsWith('jsonpath=')) return ctx.out(renderJsonPath(format.slice('jsonpath='.length), obj));
   if (format === 'json') return ctx.out(`${JSON.stringify(obj, null, 4)}\n`);
   if (format === 'yaml') {
     const count = yamlPrinted.get(ctx) ?? 0;

@@ -135,9 +135,32 @@ describe('kubectl kruise -o/--output and --dry-run printing the object', () => {
     expect(mainOf(await stored()).image).toBe('busybox:v4');
   });
 
+  it('-o jsonpath=TEMPLATE prints the fields named, as kubectl does', async () => {
+    const image = '{.spec.template.spec.containers[0].image}{"\\n"}';
+    expect(await ok(['set', 'image', 'cloneset/web', 'main=busybox:v6', '-o', `jsonpath=${image}`])).toBe(
+      'busybox:v6\n',
+    );
+    const dry = 'jsonpath={.metadata.name} has {.spec.replicas} of {.spec.template.spec.containers[*].name}';
+    expect(await ok(['scale', '--replicas=7', 'cloneset/web', '--dry-run=client', '-o', dry])).toBe(
+      'web has 7 of main',
+    );
+    expect((await stored()).spec?.replicas).toBe(3);
+    await expectFailures(plugin, [
+      [
+        ['scale', '--replicas=1', 'cloneset/web', '-o', 'jsonpath'],
+        'error: template format specified but no template given\n',
+      ],
+      [
+        ['set', 'image', 'cloneset/web', 'main=x', '-o', 'jsonpath={range .spec}'],
+        'error: jsonpath expression {range .spec} in {range .spec} is not supported by kubectl-kruise\n',
+      ],
+    ]);
+    await ok(['set', 'image', 'cloneset/web', 'main=busybox:v4']);
+  });
+
   it('refuses an unknown format, and -o or --dry-run with an in-place restart, before sending anything', async () => {
     const printer =
-      'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,yaml,name\n';
+      'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,yaml,name,jsonpath\n';
     await expectFailures(plugin, [
       [['set', 'image', 'cloneset/web', 'main=x', '-o', 'wide'], printer],
       [['scale', '--replicas=9', 'cloneset/web', '-o', 'wide'], printer],

@@ -154,7 +154,7 @@ describe('kubectl kruise create ContainerRecreateRequest', () => {
       await plugin.kruise(['create', 'ContainerRecreateRequest', 'r2', `--pod=${pod}`, '-o', 'wide']),
     ).toMatchObject({
       code: 1,
-      err: 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,yaml,name\n',
+      err: 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,yaml,name,jsonpath\n',
     });
   });
 });
