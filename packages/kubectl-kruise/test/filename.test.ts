@@ -62,6 +62,15 @@ describe('kubectl kruise -f/--filename and --local', () => {
     expect((await stored('api')).spec?.updateStrategy?.paused).toBe(false);
   });
 
+  it('rollout history and status take -f', async () => {
+    const one = plugin.write('web.yaml', stringify(cloneSet('web')));
+    const history = await ok(['rollout', 'history', '-f', one]);
+    expect(history.split('\n')[0]).toBe('cloneset.apps.kruise.io/web ');
+    const status = await plugin.kruise(['rollout', 'status', '-f', one, '--watch=false']);
+    expect(status).toMatchObject({ code: 0, err: '' });
+    expect(status.out).toMatch(/^(Waiting for .*|.*successfully rolled out)\n$/);
+  });
+
   it('-f - reads the objects from standard input', async () => {
     const r = await runBinary(
       kubectlPath(),

@@ -1,5 +1,6 @@
 import type { Command } from '../command.ts';
 import { describePodTemplate } from '../describe-template.ts';
+import { FILENAME_FLAG, filenamesOf } from '../filenames.ts';
 import { historyOf, revisionTemplate } from '../history.ts';
 import { resolveTargets, targetName } from '../targets.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
@@ -28,6 +29,7 @@ Examples:
   # View the details of CloneSet revision 3
   kubectl kruise rollout history cloneset/abc --revision=3`,
   flags: [
+    FILENAME_FLAG,
     {
       name: 'revision',
       type: 'int',
@@ -35,7 +37,7 @@ Examples:
     },
   ],
   async run(ctx) {
-    if (ctx.args.length === 0) throw new Error(RESOURCE_REQUIRED);
+    if (ctx.args.length === 0 && !filenamesOf(ctx).length) throw new Error(RESOURCE_REQUIRED);
     const revision = Number(ctx.flags.revision);
     if (revision < 0) throw new Error(`revision must be a positive integer: ${revision}`);
     for (const target of await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED)) {

@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { FILENAME_FLAG, filenamesOf } from '../filenames.ts';
 import { resolveTargets } from '../targets.ts';
 import { followObject } from '../watch.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
@@ -19,6 +20,7 @@ Examples:
   # Watch the rollout status of a CloneSet
   kubectl kruise rollout status cloneset/sample`,
   flags: [
+    FILENAME_FLAG,
     {
       name: 'watch',
       short: 'w',
@@ -39,7 +41,7 @@ Examples:
     },
   ],
   async run(ctx) {
-    if (ctx.args.length === 0) throw new Error(RESOURCE_REQUIRED);
+    if (ctx.args.length === 0 && !filenamesOf(ctx).length) throw new Error(RESOURCE_REQUIRED);
     const revision = Number(ctx.flags.revision);
     if (revision < 0) throw new Error(`revision must be a positive integer: ${revision}`);
     const targets = await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED);
