@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ControlPlane } from '@kruise/control-plane';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
@@ -112,6 +113,20 @@ function start(entrypoint: string[], env: Record<string, string>, args: string[]
   });
 }
 
+/** `start`, without blocking this process (an API server in it must answer the program). */
+function startAsync(entrypoint: string[], env: Record<string, string>, args: string[]) {
+  const [, ...rest] = entrypoint;
+  return new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [...rest, ...args],
+      { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 },
+      (err, _stdout, stderr) =>
+        resolve({ status: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
+    );
+  });
+}
+
 describe('Dockerfiles (their steps, run outside Docker)', () => {
   it('Dockerfile.manager builds a production bundle that runs as non-root and answers --help', () => {
     const out = join(work, 'manager');
@@ -127,7 +142,7 @@ describe('Dockerfiles (their steps, run outside Docker)', () => {
     expect(help.stdout).toContain('Usage: kruise-manager');
   }, 300_000);
 
-  it('Dockerfile.daemon builds a bundle with the protos that answers --help and loads its CRI client', () => {
+  it('Dockerfile.daemon builds a bundle with the protos that answers --help and loads its CRI client', async () => {
     const out = join(work, 'daemon');
     const { entrypoint, env, user } = runDockerfile('Dockerfile.daemon', out);
     expect(user).toBeUndefined();
@@ -135,19 +150,22 @@ describe('Dockerfiles (their steps, run outside Docker)', () => {
     const help = start(entrypoint, env, ['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: kruise-daemon');
-    const kubeconfig = join(work, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
-    );
-    const noRuntime = start(entrypoint, env, [
-      '--node-name=n',
-      `--kubeconfig=${kubeconfig}`,
-      `--runtime-endpoint=unix://${join(work, 'absent.sock')}`,
-      '--addr=127.0.0.1:0',
-    ]);
-    expect(noRuntime.status).toBe(1);
-    expect(noRuntime.stderr).not.toContain('proto/ not found');
-    expect(noRuntime.stderr).toContain('absent.sock');
+    // The daemon checks its API server first: give it one, so what stops it is the runtime.
+    const cp = await ControlPlane.start();
+    try {
+      const kubeconfig = join(work, 'kubeconfig');
+      writeFileSync(kubeconfig, cp.kubeconfig());
+      const noRuntime = await startAsync(entrypoint, env, [
+        '--node-name=n',
+        `--kubeconfig=${kubeconfig}`,
+        `--runtime-endpoint=unix://${join(work, 'absent.sock')}`,
+        '--addr=127.0.0.1:0',
+      ]);
+      expect(noRuntime.status).toBe(1);
+      expect(noRuntime.stderr).not.toContain('proto/ not found');
+      expect(noRuntime.stderr).toContain('absent.sock');
+    } finally {
+      await cp.stop();
+    }
   }, 300_000);
 });
