@@ -53,10 +53,17 @@ export async function startKruiseSystem(
   writeFileSync(kubeconfig, cp.kubeconfig());
   const client = KubeClient.fromString(cp.kubeconfig());
   const programs: Partial<Pick<KruiseSystem, 'manager' | 'localNode' | 'daemon'>> = {};
+  let system: KruiseSystem | undefined;
+  // What runs now: a test may have replaced a program (e.g. restarted the daemon) on the system.
+  const running = () =>
+    new Set([
+      ...Object.values(programs),
+      ...(system ? [system.manager, system.localNode, system.daemon] : []),
+    ]);
   const stop = async () => {
     // The manager first, so no workload replaces the pods deleted next; then the pods, through
     // the local node, so no container outlives the system.
-    await programs.manager?.stop();
+    await (system?.manager ?? programs.manager)?.stop();
     const pods = await client.list(Resources.Pod).catch(() => ({ items: [] as KubeObject[] }));
     await Promise.all(
       pods.items
@@ -72,7 +79,7 @@ export async function startKruiseSystem(
       60_000,
       100,
     ).catch(() => undefined);
-    await Promise.all(Object.values(programs).map((p) => p.stop()));
+    await Promise.all([...running()].map((p) => p.stop()));
     await cp.stop();
     rmSync(dir, { recursive: true, force: true });
   };
@@ -92,7 +99,7 @@ export async function startKruiseSystem(
     await pointWebhookService(client, webhookPort);
     const daemon = await startDaemonProcess(kubeconfig, node, runtimeEndpoint);
     programs.daemon = daemon;
-    const system: KruiseSystem = {
+    const started: KruiseSystem = {
       cp,
       client,
       kubeconfig,
@@ -103,12 +110,13 @@ export async function startKruiseSystem(
       localNode,
       daemon,
       async startLocalNode() {
-        system.localNode = programs.localNode = await startLocalNode();
-        return system.localNode;
+        started.localNode = programs.localNode = await startLocalNode();
+        return started.localNode;
       },
       stop,
     };
-    return system;
+    system = started;
+    return started;
   } catch (err) {
     await stop();
     throw err;
