@@ -14,15 +14,17 @@ const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs
 const rootDir = mkdtempSync(join(tmpdir(), 'kruise-kubelet-'));
 const hostDir = mkdtempSync(join(tmpdir(), 'kruise-hostpath-'));
 const localPathRoot = join(rootDir, 'local-path');
+// Registered before the node's own hooks, so it runs after the node has stopped (after-hooks run
+// in reverse order): a node still running would create the hostPath directory again.
+afterAll(() => {
+  rmSync(rootDir, { recursive: true, force: true });
+  rmSync(hostDir, { recursive: true, force: true });
+});
 const env = useLocalNode('ln-volumes', { rootDir, volumeResyncMs: 1000 }, { localPathRoot });
 let client: KubeClient;
 let cri: CriClient;
 beforeAll(() => {
   ({ client, cri } = env);
-});
-afterAll(() => {
-  rmSync(rootDir, { recursive: true, force: true });
-  rmSync(hostDir, { recursive: true, force: true });
 });
 
 const getPod = (name: string) => client.get(Resources.Pod, 'default', name);

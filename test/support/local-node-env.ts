@@ -45,17 +45,21 @@ export function useLocalNode(
   });
   afterAll(async () => {
     const { client } = env;
-    for (const p of (await client.list(Resources.Pod, { namespace: 'default' })).items)
-      await client.delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 });
-    await eventually(
-      async () => (await client.list(Resources.Pod, { namespace: 'default' })).items.length === 0,
-      30_000,
-      50,
-    );
-    await env.node.stop();
-    env.cri.close();
-    await env.cp.stop();
-    rmSync(env.podLogsDir, { recursive: true, force: true });
+    try {
+      for (const p of (await client.list(Resources.Pod, { namespace: 'default' })).items)
+        await client.delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 });
+      await eventually(
+        async () => (await client.list(Resources.Pod, { namespace: 'default' })).items.length === 0,
+        30_000,
+        50,
+      );
+    } finally {
+      // Whatever the pods did, nothing this file started outlives it.
+      await env.node?.stop();
+      env.cri?.close();
+      await env.cp?.stop();
+      rmSync(env.podLogsDir, { recursive: true, force: true });
+    }
   });
   return env;
 }
