@@ -209,7 +209,8 @@ down() {
       for t in $(ctr -a "$SOCK" -n "$ns" tasks ls -q 2>/dev/null); do ctr -a "$SOCK" -n "$ns" tasks rm -f "$t" >/dev/null 2>&1 || true; done
     done
     log "stopping containerd"
-    p=$(cat "$C/pid"); kill "$p"; for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    # (another `down` — the stack's own, killed halfway, and its watchdog's — may have stopped it meanwhile)
+    p=$(cat "$C/pid"); kill "$p" 2>/dev/null || true; for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
   fi
   for n in $netns; do [ -e "$n" ] || continue; umount "$n" 2>/dev/null || true; rm -f "$n"; done
   for id in $(ls "$C/root/io.containerd.grpc.v1.cri/sandboxes" 2>/dev/null); do rm -f /var/lib/cni/results/*-"$id"-*; done  # libcni cache
