@@ -88,8 +88,32 @@ const pod = (name: string) => client.get(Resources.Pod, NS, name);
 const meta = (p: KubeObject) =>
   JSON.parse(p.metadata?.annotations?.[RUNTIME_CONTAINERS_META_ANNOTATION] ?? 'null');
 
+/**
+ * LOOP, in a container whose `env` first appends a line to /tmp/env-execs: every exec of `env` in
+ * it (the daemon's way of reading a running container's env) leaves a line.
+ */
+const COUNTING_ENV_EXECS = [
+  'sh',
+  '-c',
+  `mkdir -p /usr/local/bin && printf '#!/bin/sh\\necho exec >> /tmp/env-execs\\nexec /bin/env "$@"\\n' > /usr/local/bin/env && chmod +x /usr/local/bin/env && ${LOOP[2]}`,
+];
+
+/** How many times `env` was exec-ed in a COUNTING_ENV_EXECS container. */
+async function envExecsIn(containerID: string): Promise<number> {
+  const res = await cri.execSync(
+    containerID.slice(containerID.indexOf('://') + 3),
+    ['cat', '/tmp/env-execs'],
+    3,
+  );
+  return Buffer.from(res.stdout).toString().split('\n').filter(Boolean).length;
+}
+
 /** Creates a pod on the node and waits until its container runs. */
-async function runningPod(name: string, owned: boolean): Promise<KubeObject> {
+async function runningPod(
+  name: string,
+  owned: boolean,
+  container: { env?: typeof ENV; command?: string[] } = { env: ENV, command: LOOP },
+): Promise<KubeObject> {
   await client.create(Resources.Pod, {
     metadata: {
       name,
@@ -101,7 +125,18 @@ async function runningPod(name: string, owned: boolean): Promise<KubeObject> {
       nodeName: NODE,
       terminationGracePeriodSeconds: 2,
       readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
-      containers: [{ name: 'main', image: `${registry()}/busybox:v1`, command: LOOP, env: ENV }],
+      containers: [
+        {
+          name: 'main',
+          image: `${registry()}/busybox:v1`,
+          command: container.command ?? LOOP,
+          env: [
+            ...(container.env ?? []),
+            // (ahead of /bin, for COUNTING_ENV_EXECS's env; the images' own PATH otherwise)
+            { name: 'PATH', value: '/usr/local/bin:/bin:/usr/bin:/sbin:/usr/sbin' },
+          ],
+        },
+      ],
     },
   });
   return until(async () => {
@@ -146,6 +181,31 @@ describe('containermeta (kruise-daemon, local node, containerd)', () => {
     });
     expect(meta(reported).containers[0].hashes.plainHash).toBeGreaterThan(0);
   });
+
+  it('execs env in a container only when it has env from metadata, once per container', async () => {
+    const plain = await runningPod('meta-plain', true, { command: COUNTING_ENV_EXECS });
+    const fromMeta = await runningPod('meta-once', true, { env: ENV, command: COUNTING_ENV_EXECS });
+    const reported = (name: string) =>
+      until(async () => {
+        const q = await pod(name);
+        return meta(q)?.containers?.[0]?.containerID === q.status?.containerStatuses?.[0]?.containerID
+          ? q
+          : undefined;
+      });
+    const plainReported = await reported('meta-plain');
+    const fromMetaReported = await reported('meta-once');
+    // the hash of no env from metadata, as upstream reports it, known without an exec
+    expect(meta(plainReported).containers[0].hashes).toEqual({
+      plainHash: expect.any(Number),
+      extractedEnvFromMetadataHash: expectedEnvFromMetadataHash({}, {}),
+    });
+    expect(meta(fromMetaReported).containers[0].hashes.extractedEnvFromMetadataHash).toBeGreaterThan(0);
+    // A label change the env comes from is a sync of the pod (no restart outside an in-place update).
+    await client.mergePatch(Resources.Pod, NS, 'meta-once', { metadata: { labels: { version: 'v2' } } });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await envExecsIn(plain.status!.containerStatuses![0]!.containerID!)).toBe(0);
+    expect(await envExecsIn(fromMeta.status!.containerStatuses![0]!.containerID!)).toBe(1);
+  }, 60_000);
 
   it('leaves pods no Kruise workload controls alone', async () => {
     await runningPod('meta-unowned', false);

@@ -167,11 +167,19 @@ export class ContainerMetaController {
     return retry ? { requeueAfterMs: ENV_RETRY_MS } : undefined;
   }
 
-  /** The env-from-metadata hash of what a running container really has (`env`, 3 s). */
+  /**
+   * The env-from-metadata hash of what a running container really has. `env` is exec-ed (3 s) only
+   * when the container has an env var from the pod's labels or annotations, at most once, as
+   * upstream's lazy getter: an exec is a process started in the container, and a container with no
+   * such var has hash 0 without one.
+   */
   private async currentEnvHash(spec: Parameters<typeof currentEnvFromMetadataHash>[0], containerID: string) {
     const id = containerID.slice(containerID.indexOf('://') + 3);
-    const res = await this.d.cri.execSync(id, ['env'], ENV_EXEC_TIMEOUT_SECONDS);
-    const env = parseEnvOutput(Buffer.from(res.stdout ?? []).toString('utf8'));
-    return currentEnvFromMetadataHash(spec, (name) => env[name] ?? '');
+    let env: Promise<Record<string, string>> | undefined;
+    const read = () =>
+      (env ??= this.d.cri
+        .execSync(id, ['env'], ENV_EXEC_TIMEOUT_SECONDS)
+        .then((res) => parseEnvOutput(Buffer.from(res.stdout ?? []).toString('utf8'))));
+    return currentEnvFromMetadataHash(spec, async (name) => (await read())[name] ?? '');
   }
 }
