@@ -88,6 +88,17 @@ export async function inPlaceVsReCreate(): Promise<void> {
       // the mechanism must be the one measured: in place keeps every pod, ReCreate replaces every pod
       if (kept !== (strategy === 'ReCreate' ? 0 : PODS))
         throw new Error(`${strategy} update kept ${kept} of ${PODS} pods`);
+      // Not measured: the replaced pods' teardown, which goes on after the new ones are ready; the
+      // next round starts once it is over, so it pays only for its own work.
+      await eventually(
+        async () =>
+          (await client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=upd' })).items
+            .length === PODS,
+        ROUND_TIMEOUT_MS,
+        200,
+      ).catch(() => {
+        throw new Error(`the pods ${strategy} replaced were not gone in ${ROUND_TIMEOUT_MS / 1000} s`);
+      });
       return s;
     };
     await client.create(Resources.CloneSet, {

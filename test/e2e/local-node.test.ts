@@ -13,7 +13,8 @@ import { eventually } from '../support/poll.ts';
 const registry = inject('registry');
 const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
   eventually(check, timeoutMs, 50);
-const env = useLocalNode('ln-1');
+// container GC each second (kubelet: each minute), so a test sees what it keeps and removes
+const env = useLocalNode('ln-1', { containerGcIntervalMs: 1000 });
 let client: KubeClient;
 let cri: CriClient;
 let podLogsDir: string;
@@ -86,14 +87,10 @@ describe('local node', () => {
     expect(statusOf(await getPod('two'), 'sidecar').restartCount).toBe(0);
     const { status } = await cri.containerStatus(after.containerID.replace('containerd://', ''));
     expect(status?.annotations['io.kubernetes.container.restartCount']).toBe('1');
-    // the old container is removed (right after the status that reports its successor)
-    await until(async () => {
-      const gone = await cri.containerStatus(before.containerID.replace('containerd://', '')).then(
-        () => undefined,
-        (err: Error) => err,
-      );
-      return gone && /not found/i.test(gone.message) ? gone : undefined;
-    });
+    // the old container stays, exited, through garbage collections (kubelet keeps the newest dead one)
+    await new Promise((r) => setTimeout(r, 1500));
+    const previous = await cri.containerStatus(before.containerID.replace('containerd://', ''));
+    expect(previous.status?.state).toBe('CONTAINER_EXITED');
   });
 
   it("restarts a running container whose image changed, as kubelet: preStop, same pod, restartCount + 1, the running image's ID", async () => {
@@ -170,6 +167,24 @@ describe('local node', () => {
     expect(third.containerID).not.toBe(second.containerID);
     expect(third.image).toBe(`${registry}/busybox:v2-again`);
     expect(third.imageID).toBe(second.imageID);
+    // kubelet's container GC: the newest dead instance stays beside the running one, older ones go
+    const appContainers = async () =>
+      (
+        await cri.listContainers({
+          labelSelector: {
+            'io.kubernetes.pod.uid': created.metadata!.uid!,
+            'io.kubernetes.container.name': 'app',
+          },
+        })
+      ).containers.map((c) => [`containerd://${c.id}`, c.state]);
+    await until(async () => ((await appContainers()).length === 2 ? true : undefined), 10_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(new Map(await appContainers())).toEqual(
+      new Map([
+        [second.containerID, 'CONTAINER_EXITED'],
+        [third.containerID, 'CONTAINER_RUNNING'],
+      ]),
+    );
   }, 60_000);
 
   it('resolves env as kubelet at each start: a label read again after a label change and a restart; a missing ConfigMap key blocks the container until it appears', async () => {

@@ -13,6 +13,7 @@ import {
   Resources,
   silentLogger,
 } from '@kruise/runtime';
+import { CONTAINER_GC_PERIOD_MS, deadContainersToRemove } from './container-gc.ts';
 import { KubeletKeys } from './kubelet-metadata.ts';
 import { KubeletServer } from './kubelet-server.ts';
 import { heartbeat, type NodeFacts, nodeCapacity, registerNode } from './node-registration.ts';
@@ -33,6 +34,8 @@ export interface LocalNodeOptions {
   labels?: Record<string, string>;
   /** Relist of the runtime's containers (kubelet's PLEG: 1 s). */
   plegIntervalMs?: number;
+  /** Container garbage collection (kubelet: every minute, keeping one dead container per container). */
+  containerGcIntervalMs?: number;
   /** Node status heartbeat (default 10 s). */
   heartbeatIntervalMs?: number;
   /** Crash-loop back-off (kubelet: 10 s doubling to 5 min). */
@@ -65,7 +68,8 @@ export class LocalNode {
   private runner: PodRunner | undefined;
   private facts: NodeFacts | undefined;
   private readonly uidToKey = new Map<string, string>();
-  private readonly signatures = new Map<string, string>();
+  /** Per pod UID: its containers as the last relist saw them (`<id>:<state>`). */
+  private readonly signatures = new Map<string, Set<string>>();
   private timers: NodeJS.Timeout[] = [];
   private kubelet: KubeletServer | undefined;
   private logs: PodLogs | undefined;
@@ -183,6 +187,12 @@ export class LocalNode {
     this.timers.push(setInterval(() => void this.relist(), this.o.plegIntervalMs ?? 1000));
     this.timers.push(
       setInterval(
+        () => void this.collectDeadContainers(),
+        this.o.containerGcIntervalMs ?? CONTAINER_GC_PERIOD_MS,
+      ),
+    );
+    this.timers.push(
+      setInterval(
         () =>
           void heartbeat(this.o.client, this.facts!).catch((err) =>
             this.log.warn({ err: (err as Error).message }, 'node heartbeat failed'),
@@ -193,32 +203,49 @@ export class LocalNode {
     this.log.info({ runtime: version.runtimeName, version: version.runtimeVersion }, 'local node ready');
   }
 
-  /** PLEG: one ListContainers; pods whose containers changed state are synced. */
+  /**
+   * PLEG: one ListContainers; pods whose containers changed state are synced. A dead container
+   * gone (the garbage collection removed it) only drops the pod's runtime view, as kubelet's
+   * ContainerRemoved event is no reason to sync.
+   */
   private async relist(): Promise<void> {
     if (this.relisting) return;
     this.relisting = true;
     try {
       const { containers } = await this.o.cri.listContainers();
-      const byPod = new Map<string, string[]>();
+      const byPod = new Map<string, Set<string>>();
       for (const c of containers) {
         const uid = c.labels?.[KubeletKeys.podUid];
         if (!uid || !this.uidToKey.has(uid)) continue;
-        const list = byPod.get(uid) ?? [];
-        list.push(`${c.id}:${c.state}`);
-        byPod.set(uid, list);
+        const set = byPod.get(uid) ?? new Set<string>();
+        set.add(`${c.id}:${c.state}`);
+        byPod.set(uid, set);
       }
       for (const [uid, key] of this.uidToKey) {
-        const sig = (byPod.get(uid) ?? []).sort().join(',');
-        if (this.signatures.get(uid) !== sig) {
-          this.signatures.set(uid, sig);
-          this.runner?.invalidate(uid);
-          this.controller.enqueue(key);
-        }
+        const now = byPod.get(uid) ?? new Set<string>();
+        const before = this.signatures.get(uid);
+        const appeared = !before || [...now].some((e) => !before.has(e));
+        const vanished = before ? [...before].filter((e) => !now.has(e)) : [];
+        if (!appeared && !vanished.length) continue;
+        this.signatures.set(uid, now);
+        this.runner?.invalidate(uid);
+        if (appeared || vanished.some((e) => !e.endsWith(':CONTAINER_EXITED'))) this.controller.enqueue(key);
       }
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'runtime relist failed');
     } finally {
       this.relisting = false;
+    }
+  }
+
+  /** kubelet's container GC: removes the dead containers of this node's pods beyond one per container. */
+  private async collectDeadContainers(): Promise<void> {
+    try {
+      const { containers } = await this.o.cri.listContainers();
+      for (const id of deadContainersToRemove(containers, (uid) => this.uidToKey.has(uid)))
+        await this.o.cri.removeContainer(id).catch(() => undefined);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'container garbage collection failed');
     }
   }
 

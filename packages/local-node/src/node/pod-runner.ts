@@ -125,8 +125,6 @@ export class PodRunner {
       started: Set<string>;
       waiting: Map<string, { reason: string; message?: string }>;
       lastStates: Map<string, TerminatedState>;
-      /** Exited containers a restart replaced, removed once the pod's status is written. */
-      superseded: string[];
       /** Per container: the cpu/memory allocated to it and applied to its cgroups. */
       resources: Map<string, { allocated: ComputeResources; applied: ComputeResources }>;
       /** Why the last resize could not be allocated. */
@@ -149,6 +147,8 @@ export class PodRunner {
     { epoch: number; sandboxId: string; history: Map<string, RuntimeContainer[]> }
   >();
   private readonly epochs = new Map<string, number>();
+  /** Per pod UID: the statuses of its exited containers, which never change (read once each). */
+  private readonly exited = new Map<string, Map<string, RuntimeContainer>>();
 
   constructor(deps: PodRunnerDeps) {
     this.d = deps;
@@ -168,7 +168,6 @@ export class PodRunner {
         waiting: new Map(),
         lastStates: new Map(),
         resources: new Map(),
-        superseded: [],
       };
       // After a restart of the local node, what it knew is in the pod status.
       for (const s of [
@@ -192,21 +191,28 @@ export class PodRunner {
   async containers(uid: string): Promise<Map<string, RuntimeContainer[]>> {
     const { containers } = await this.d.cri.listContainers({ labelSelector: { [KubeletKeys.podUid]: uid } });
     const byName = new Map<string, RuntimeContainer[]>();
+    const known = this.exited.get(uid);
+    const exited = new Map<string, RuntimeContainer>();
     for (const c of containers) {
-      let status: ContainerStatus__Output | null;
-      try {
-        status = (await this.d.cri.containerStatus(c.id)).status;
-      } catch (err) {
-        if (isCriNotFound(err)) continue;
-        throw err;
+      let rc = known?.get(c.id);
+      if (!rc) {
+        let status: ContainerStatus__Output | null;
+        try {
+          status = (await this.d.cri.containerStatus(c.id)).status;
+        } catch (err) {
+          if (isCriNotFound(err)) continue;
+          throw err;
+        }
+        if (!status) continue;
+        rc = runtimeContainerOf(c, status);
       }
-      if (!status) continue;
-      const rc = runtimeContainerOf(c, status);
+      if (rc.state === 'CONTAINER_EXITED') exited.set(c.id, rc);
       const list = byName.get(rc.name) ?? [];
       list.push(rc);
       byName.set(rc.name, list);
     }
     for (const list of byName.values()) list.sort((a, b) => b.attempt - a.attempt);
+    this.exited.set(uid, exited);
     return byName;
   }
 
@@ -321,10 +327,10 @@ export class PodRunner {
             message: `Container ${container.name} definition changed, will be restarted`,
           });
           const stopped = await this.container(latest);
-          return await this.restart(pod, container, history!, stopped ?? latest, sandboxId);
+          return await this.restart(pod, container, stopped ?? latest, sandboxId);
         }
         const failed = this.d.prober.failure(latest.id);
-        if (!failed) return await this.resize(pod, container, history!, latest, sandboxId);
+        if (!failed) return await this.resize(pod, container, latest, sandboxId);
         // A failed liveness or startup probe: killed, and started again unless the policy is Never.
         const again = policy !== 'Never';
         await this.kill(pod, latest, container, failed.graceSeconds ?? grace, {
@@ -333,7 +339,7 @@ export class PodRunner {
         });
         if (!again) return { waitMs: 0, acted: true };
         const stopped = await this.container(latest);
-        return await this.restart(pod, container, history!, stopped ?? latest, sandboxId);
+        return await this.restart(pod, container, stopped ?? latest, sandboxId);
       }
       if (latest.state !== 'CONTAINER_EXITED' || !shouldRestart(policy, latest.exitCode))
         return { waitMs: 0, acted: false };
@@ -349,7 +355,7 @@ export class PodRunner {
         return { waitMs: wait, acted: false };
       }
       this.d.backoff.next(key, finished);
-      return await this.restart(pod, container, history!, latest, sandboxId);
+      return await this.restart(pod, container, latest, sandboxId);
     } catch (err) {
       const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
       const message = (err as Error).message;
@@ -378,7 +384,6 @@ export class PodRunner {
   private async resize(
     pod: BoundPod,
     container: Container,
-    history: RuntimeContainer[],
     latest: RuntimeContainer,
     sandboxId: string,
   ): Promise<Step> {
@@ -416,7 +421,7 @@ export class PodRunner {
         message: `Container ${container.name} resize requires restart`,
       });
       const stopped = await this.container(latest);
-      return await this.restart(pod, container, history, stopped ?? latest, sandboxId);
+      return await this.restart(pod, container, stopped ?? latest, sandboxId);
     }
     try {
       await this.d.cri.updateContainerResources(
@@ -440,13 +445,12 @@ export class PodRunner {
   }
 
   /**
-   * Starts attempt + 1 of a container whose `previous` instance has exited; the older instances
-   * are removed once the status is written.
+   * Starts attempt + 1 of a container whose `previous` instance has exited; the dead instances stay
+   * until the container garbage collection (kubelet's: the newest dead one is kept).
    */
   private async restart(
     pod: BoundPod,
     container: Container,
-    history: RuntimeContainer[],
     previous: RuntimeContainer,
     sandboxId: string,
   ): Promise<Step> {
@@ -455,7 +459,6 @@ export class PodRunner {
     m.waiting.set(container.name, { reason: 'ContainerCreating' });
     await this.start(pod, container, previous.attempt + 1, sandboxId);
     m.waiting.delete(container.name);
-    m.superseded.push(...history.map((old) => old.id));
     this.d.logs.prune(pod, container.name, previous.attempt);
     return { waitMs: 0, acted: true };
   }
@@ -556,8 +559,6 @@ export class PodRunner {
       resizeError: m.resizeError,
     };
     await this.writeStatus(pod, computePodStatus(pod, view));
-    // off the way to the status: the replaced containers go after it is written
-    for (const id of m.superseded.splice(0)) await this.d.cri.removeContainer(id).catch(() => undefined);
     const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);
     if ((pod.spec.volumes ?? []).some((v) => v.configMap || v.secret || v.downwardAPI || v.projected))
       pending.push(this.d.volumeResyncMs ?? 60_000);
@@ -658,6 +659,7 @@ export class PodRunner {
     this.memory.delete(uid);
     this.views.delete(uid);
     this.epochs.delete(uid);
+    this.exited.delete(uid);
     this.d.prober.forgetPod(uid);
     this.d.volumes.tearDown(uid);
     this.d.backoff.forgetPod(uid);

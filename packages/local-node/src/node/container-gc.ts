@@ -1,0 +1,34 @@
+import type { Container__Output as CriContainer } from '@kruise/cri/generated/runtime/v1/Container';
+import { KubeletKeys } from './kubelet-metadata.ts';
+
+/** kubelet's ContainerGCPeriod: dead containers are collected once a minute. */
+export const CONTAINER_GC_PERIOD_MS = 60_000;
+
+/**
+ * kubelet's container garbage collection (`MaxPerPodContainer`, default 1): of the containers that
+ * are not running, grouped by pod UID and container name, the newest `keep` stay (the previous
+ * instance a restart replaced, for `crictl ps -a` and the restart decisions) and the older ones are
+ * returned to be removed. Only pods `owns` says are this node's are looked at; a removed pod's
+ * containers go with its sandbox.
+ */
+export function deadContainersToRemove(
+  containers: CriContainer[],
+  owns: (podUid: string) => boolean,
+  keep = 1,
+): string[] {
+  const groups = new Map<string, CriContainer[]>();
+  for (const c of containers) {
+    const uid = c.labels?.[KubeletKeys.podUid];
+    const name = c.labels?.[KubeletKeys.containerName];
+    if (!uid || !name || !c.id || !owns(uid) || String(c.state) === 'CONTAINER_RUNNING') continue;
+    const key = `${uid}/${name}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const evict: string[] = [];
+  for (const dead of groups.values()) {
+    const created = (c: CriContainer) => BigInt(c.createdAt || 0);
+    dead.sort((a, b) => (created(b) > created(a) ? 1 : created(b) < created(a) ? -1 : 0));
+    evict.push(...dead.slice(keep).map((c) => c.id!));
+  }
+  return evict;
+}
