@@ -176,7 +176,7 @@ describe('local node', () => {
             'io.kubernetes.container.name': 'app',
           },
         })
-      ).containers.map((c) => [`containerd://${c.id}`, c.state]);
+      ).containers.map((c) => [`containerd://${c.id}`, c.state] as const);
     await until(async () => ((await appContainers()).length === 2 ? true : undefined), 10_000);
     await new Promise((r) => setTimeout(r, 1500));
     expect(new Map(await appContainers())).toEqual(

@@ -228,6 +228,8 @@ export class LocalNode {
         const vanished = before ? [...before].filter((e) => !now.has(e)) : [];
         if (!appeared && !vanished.length) continue;
         this.signatures.set(uid, now);
+        // the pod's own sync made the change and read it back: nothing new to sync
+        if (this.runner?.viewMatches(uid, now)) continue;
         this.runner?.invalidate(uid);
         if (appeared || vanished.some((e) => !e.endsWith(':CONTAINER_EXITED'))) this.controller.enqueue(key);
       }

@@ -463,18 +463,26 @@ export class PodRunner {
     return { waitMs: 0, acted: true };
   }
 
-  /** One container read again from the runtime (undefined when it is gone). */
+  /** One container read again from the runtime (undefined when it is gone): its status says it all. */
   private async container(c: RuntimeContainer): Promise<RuntimeContainer | undefined> {
-    const { containers } = await this.d.cri.listContainers({ id: c.id });
-    const found = containers[0];
-    if (!found) return undefined;
     try {
       const { status } = await this.d.cri.containerStatus(c.id);
-      return status ? runtimeContainerOf(found, status) : undefined;
+      return status ? runtimeContainerOf({ ...status, id: status.id || c.id }, status) : undefined;
     } catch (err) {
       if (isCriNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * Whether the pod's runtime view, as its last sync left it, is what a relist sees now
+   * (`<id>:<state>` of each container): then the change the relist noticed is the sync's own.
+   */
+  viewMatches(uid: string, listed: ReadonlySet<string>): boolean {
+    const view = this.views.get(uid);
+    if (!view || view.epoch !== (this.epochs.get(uid) ?? 0)) return false;
+    const seen = [...view.history.values()].flat();
+    return seen.length === listed.size && seen.every((c) => listed.has(`${c.id}:${c.state}`));
   }
 
   /** Brings a pod bound to this node to its spec and writes its status; returns when to look again. */
