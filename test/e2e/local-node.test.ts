@@ -323,11 +323,25 @@ describe('local node', () => {
         ? x
         : undefined;
     });
-    expect(p.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('False');
-    await client.request('PATCH', '/api/v1/namespaces/default/pods/gated/status', {
-      body: { status: { conditions: [{ type: 'KruisePodReady', status: 'True' }] } },
-      contentType: 'application/strategic-merge-patch+json',
+    // kubelet's words for a gate with no condition, then for one that is not True
+    expect(p.status.conditions.find((c: any) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ReadinessGatesNotReady',
+      message: 'corresponding condition of pod readiness gate "KruisePodReady" does not exist.',
     });
+    const gate = (status: string) =>
+      client.request('PATCH', '/api/v1/namespaces/default/pods/gated/status', {
+        body: { status: { conditions: [{ type: 'KruisePodReady', status }] } },
+        contentType: 'application/strategic-merge-patch+json',
+      });
+    await gate('False');
+    await until(async () =>
+      (await getPod('gated')).status.conditions.find((c: any) => c.type === 'Ready')?.message ===
+      'the status of pod readiness gate "KruisePodReady" is not "True", but False'
+        ? true
+        : undefined,
+    );
+    await gate('True');
     await until(
       async () =>
         (await getPod('gated')).status.conditions.find((c: any) => c.type === 'Ready')?.status === 'True',

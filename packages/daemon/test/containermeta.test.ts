@@ -90,6 +90,22 @@ describe('containermeta', () => {
     expect(gateOff.restart).toEqual([]);
   });
 
+  it('reports the env hash of a created container only when it has no env from metadata (no exec needed)', async () => {
+    const created = [{ ...runtime[0]!, running: false }];
+    const never = async () => {
+      throw new Error('no exec expected: the container does not run');
+    };
+    const plain = pod({ version: '1' });
+    plain.spec!.containers[0]!.env = [];
+    const res = await syncMetaSet(plain, created, true, async (c) => expectedEnvFromMetadataHash(c, {}));
+    expect(res.set.containers[0]!.hashes.extractedEnvFromMetadataHash).toBe(
+      expectedEnvFromMetadataHash({}, {}),
+    );
+    const fromLabels = await syncMetaSet(pod({ version: '1' }), created, true, never);
+    expect(fromLabels.set.containers[0]!.hashes.extractedEnvFromMetadataHash).toBeUndefined();
+    expect(fromLabels.retry).toBe(false);
+  });
+
   it('asks to look again when the env cannot be read', async () => {
     const res = await syncMetaSet(pod({ version: '1' }), runtime, true, async () => {
       throw new Error('exec failed');

@@ -1,4 +1,9 @@
-import { expectedEnvFromMetadataHash, GROUP, RUNTIME_CONTAINERS_META_ANNOTATION } from '@kruise/api';
+import {
+  expectedEnvFromMetadataHash,
+  GROUP,
+  envFromMetadata as metadataEnvs,
+  RUNTIME_CONTAINERS_META_ANNOTATION,
+} from '@kruise/api';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /** SidecarSet's annotation on pods it injected into (containermeta watches those too). */
@@ -138,7 +143,9 @@ export async function syncMetaSet(
       ? structuredClone(kept)
       : { name: rt.name, containerID: rt.id, restartCount: rt.restartCount, hashes: { plainHash: rt.hash } };
     if (envFromMetadata) {
-      if (!meta.hashes.extractedEnvFromMetadataHash && rt.running) {
+      // A container with no env from metadata has the hash of none, known without the container
+      // running (no exec reads it): reported at once, not in a second write once it runs.
+      if (!meta.hashes.extractedEnvFromMetadataHash && (rt.running || !metadataEnvs(spec).length)) {
         try {
           meta.hashes.extractedEnvFromMetadataHash = await currentEnvHash(spec, rt.id);
         } catch {

@@ -155,11 +155,18 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
   const notReady = statuses.filter((s) => !s.ready).map((s) => s.name);
   const containersReady = notReady.length === 0 && view.initialized;
   const gates = (spec.readinessGates ?? []).map((g) => g.conditionType);
-  const missingGates = gates.filter((g) => old.find((c) => c.type === g)?.status !== 'True');
-  const ready = containersReady && missingGates.length === 0;
+  // kubelet's GeneratePodReadyCondition: a message per gate whose condition is absent or not True
+  const unreadyGates = gates.flatMap((g) => {
+    const c = old.find((x) => x.type === g);
+    if (!c) return [`corresponding condition of pod readiness gate "${g}" does not exist.`];
+    return c.status === 'True'
+      ? []
+      : [`the status of pod readiness gate "${g}" is not "True", but ${c.status}`];
+  });
+  const ready = containersReady && unreadyGates.length === 0;
   const readyMessage = !containersReady
     ? `containers with unready status: [${notReady.join(' ')}]`
-    : `corresponding condition of pod readiness gate "${missingGates[0]}" does not exist.`;
+    : unreadyGates.join(', ');
   const conditions = [
     condition(old, 'Initialized', view.initialized, 'ContainersNotInitialized'),
     condition(
