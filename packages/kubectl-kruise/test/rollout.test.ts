@@ -1,6 +1,6 @@
 import { Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   cloneSet,
   eventually,
@@ -17,6 +17,7 @@ let plugin: PluginRunner;
 const env = useCloneSetEnv([], (e) => {
   plugin = pluginRunner(e.cp);
 });
+afterAll(() => plugin?.dispose());
 
 const uids = (pods: Pod[]) => pods.map((p) => p.metadata!.uid).sort();
 const containersOf = async (name: string) =>
