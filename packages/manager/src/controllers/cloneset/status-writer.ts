@@ -6,7 +6,7 @@ import { countPods, statusChanged, updateProgressing } from './status.ts';
 /**
  * Completes the status of a reconcile (counts, currentRevision, expectedUpdatedReplicas, the
  * Progressing condition) and writes it through `/status` when something upstream tracks changed
- * (re-reading on conflict). Returns when to look again for the progress deadline.
+ * (over the cached object; re-read after a conflict). Returns when to look again for the progress deadline.
  */
 export async function updateCloneSetStatus(
   client: KubeClient,
@@ -18,14 +18,18 @@ export async function updateCloneSetStatus(
   countPods(cs, status, pods, now);
   const requeueMs = updateProgressing(cs, status, now);
   if (!statusChanged(cs.status, status)) return requeueMs;
+  // written over the cached CloneSet, as upstream reads its cache; read again only after a conflict
+  let latest = cs as CloneSet & KubeObject;
+  let retry = false;
   await retryOnConflict(async () => {
-    const fresh = (await client.get(
-      Resources.CloneSet,
-      cs.metadata?.namespace,
-      cs.metadata?.name ?? '',
-    )) as CloneSet & KubeObject;
-    fresh.status = status;
-    await client.updateStatus(Resources.CloneSet, fresh);
+    if (retry)
+      latest = (await client.get(
+        Resources.CloneSet,
+        cs.metadata?.namespace,
+        cs.metadata?.name ?? '',
+      )) as CloneSet & KubeObject;
+    retry = true;
+    await client.updateStatus(Resources.CloneSet, { ...latest, status });
   });
   return requeueMs;
 }
