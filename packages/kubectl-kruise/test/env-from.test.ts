@@ -1,20 +1,15 @@
 import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloneSetEnv, cloneSet, startCloneSetEnv } from '../../manager/test/cloneset/harness.ts';
-import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
-
-let env: CloneSetEnv;
-let plugin: PluginRunner;
+import { describe, expect, it } from 'vitest';
+import { cloneSet } from '../../manager/test/cloneset/harness.ts';
+import { expectFailures, usePluginEnv } from './plugin-env.ts';
 
 type Stored = CloneSet & KubeObject;
 const envOf = async (name: string) =>
   (await env.client.get<Stored>(Resources.CloneSet, 'default', name)).spec!.template.spec!.containers[0]!.env;
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
-beforeAll(async () => {
-  env = await startCloneSetEnv();
-  plugin = pluginRunner(env.cp);
+const { env, plugin } = usePluginEnv(async () => {
   await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
   await env.client.create(Resources.CloneSet, cloneSet('api', { replicas: 1 }));
   await env.client.create(Resources.Secret, {
@@ -25,11 +20,6 @@ beforeAll(async () => {
     metadata: { name: 'settings', namespace: 'default' },
     data: { mode: 'fast', level: '3' },
   });
-});
-
-afterAll(async () => {
-  plugin?.dispose();
-  await env?.stop();
 });
 
 describe('kubectl kruise set env --from, --prefix, --keys, --resolve', () => {

@@ -1,23 +1,19 @@
 import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kubectlPath } from '../../../test/support/kube-tools.ts';
 import { runBinary } from '../../control-plane/test/kubectl-run.ts';
-import { type CloneSetEnv, cloneSet, startCloneSetEnv } from '../../manager/test/cloneset/harness.ts';
-import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { cloneSet } from '../../manager/test/cloneset/harness.ts';
+import { expectFailures, usePluginEnv } from './plugin-env.ts';
 
-let env: CloneSetEnv;
-let plugin: PluginRunner;
 let file: string;
 
 type Stored = CloneSet & KubeObject;
 const stored = (name = 'web') => env.client.get<Stored>(Resources.CloneSet, 'default', name);
 const mainOf = (cs: Stored) => cs.spec!.template.spec!.containers[0]!;
 
-beforeAll(async () => {
-  env = await startCloneSetEnv();
-  plugin = pluginRunner(env.cp);
+const { env, plugin } = usePluginEnv(async () => {
   await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
   await env.client.create(Resources.CloneSet, cloneSet('api', { replicas: 1 }));
   // A manifest as a user keeps it: two documents, the second without a namespace.
@@ -25,11 +21,6 @@ beforeAll(async () => {
     'workloads.yaml',
     `${stringify(cloneSet('web', { replicas: 1 }))}---\n${stringify({ ...cloneSet('api'), metadata: { name: 'api' } })}`,
   );
-});
-
-afterAll(async () => {
-  plugin?.dispose();
-  await env?.stop();
 });
 
 async function ok(args: string[]): Promise<string> {

@@ -1,16 +1,9 @@
 import { type KubeObject, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CloneSetEnv,
-  eventually,
-  podsOf,
-  runPod,
-  startCloneSetEnv,
-} from '../../manager/test/cloneset/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually, podsOf, runPod } from '../../manager/test/cloneset/harness.ts';
 import { Deployments } from '../src/migrate/migrate.ts';
-import { type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { usePluginEnv } from './plugin-env.ts';
 
-let env: CloneSetEnv;
 /** `migrate CloneSet --from Deployment -n default --src-name web …`. */
 const migrateWeb = (...rest: string[]) => [
   'migrate',
@@ -23,7 +16,6 @@ const migrateWeb = (...rest: string[]) => [
   'web',
   ...rest,
 ];
-let plugin: PluginRunner;
 
 const deployment = (name: string, replicas: number) => ({
   metadata: { name, namespace: 'default', labels: { app: name } },
@@ -38,15 +30,8 @@ const deployment = (name: string, replicas: number) => ({
   },
 });
 
-beforeAll(async () => {
-  env = await startCloneSetEnv();
-  plugin = pluginRunner(env.cp);
+const { env, plugin } = usePluginEnv(async () => {
   await env.client.create(Deployments, deployment('web', 3));
-});
-
-afterAll(async () => {
-  plugin?.dispose();
-  await env?.stop();
 });
 
 describe('kubectl kruise migrate CloneSet --from Deployment', () => {

@@ -1,27 +1,12 @@
 import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  type CloneSetEnv,
-  cloneSet,
-  eventually,
-  startCloneSetEnv,
-} from '../../manager/test/cloneset/harness.ts';
-import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { cloneSet, eventually } from '../../manager/test/cloneset/harness.ts';
+import { expectFailures, usePluginEnv } from './plugin-env.ts';
 
-let env: CloneSetEnv;
-let plugin: PluginRunner;
-
-beforeAll(async () => {
-  env = await startCloneSetEnv();
-  plugin = pluginRunner(env.cp);
+const { env, plugin } = usePluginEnv(async () => {
   await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
-});
-
-afterAll(async () => {
-  plugin?.dispose();
-  await env?.stop();
 });
 
 type Stored = CloneSet & KubeObject;

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ControlPlane } from '@kruise/control-plane';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { kubectlPath } from '../../../test/support/kube-tools.ts';
 import { type KubectlResult, runBinary } from '../../control-plane/test/kubectl-run.ts';
+import { type CloneSetEnv, startCloneSetEnv } from '../../manager/test/cloneset/harness.ts';
 
 /** The plugin's launcher, as the package's `bin` names it. */
 export const PLUGIN_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kubectl-kruise');
@@ -93,4 +94,26 @@ export async function expectFailures(plugin: PluginRunner, cases: [string[], str
   expect(results.map((r, i) => ({ args: cases[i]![0], code: r.code, out: r.out, err: r.err }))).toEqual(
     cases.map(([args, err]) => ({ args, code: 1, out: '', err })),
   );
+}
+
+/**
+ * A test file's CloneSet environment (control plane and kruise-manager) and plugin runner on it:
+ * started before the file's tests, then `setup` (the file's objects); the runner's directory and
+ * the environment go after them. The two objects are filled in when the environment starts.
+ */
+export function usePluginEnv(
+  setup: (env: CloneSetEnv, plugin: PluginRunner) => Promise<unknown> | undefined = () => undefined,
+): { env: CloneSetEnv; plugin: PluginRunner } {
+  const env = {} as CloneSetEnv;
+  const plugin = {} as PluginRunner;
+  beforeAll(async () => {
+    Object.assign(env, await startCloneSetEnv());
+    Object.assign(plugin, pluginRunner(env.cp));
+    await setup(env, plugin);
+  });
+  afterAll(async () => {
+    plugin.dispose?.();
+    await env.stop?.();
+  });
+  return { env, plugin };
 }

@@ -1,6 +1,6 @@
 import { Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   cloneSet,
   eventually,
@@ -9,15 +9,10 @@ import {
   podsOf,
   runUntil,
   statusWhen,
-  useCloneSetEnv,
 } from '../../manager/test/cloneset/harness.ts';
-import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { expectFailures, usePluginEnv } from './plugin-env.ts';
 
-let plugin: PluginRunner;
-const env = useCloneSetEnv([], (e) => {
-  plugin = pluginRunner(e.cp);
-});
-afterAll(() => plugin?.dispose());
+const { env, plugin } = usePluginEnv();
 
 const uids = (pods: Pod[]) => pods.map((p) => p.metadata!.uid).sort();
 const containersOf = async (name: string) =>

@@ -1,26 +1,16 @@
 import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloneSetEnv, cloneSet, startCloneSetEnv } from '../../manager/test/cloneset/harness.ts';
-import { expectFailures, type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { describe, expect, it } from 'vitest';
+import { cloneSet } from '../../manager/test/cloneset/harness.ts';
+import { expectFailures, usePluginEnv } from './plugin-env.ts';
 
-let env: CloneSetEnv;
-let plugin: PluginRunner;
-
-beforeAll(async () => {
-  env = await startCloneSetEnv();
-  plugin = pluginRunner(env.cp);
+const { env, plugin } = usePluginEnv(async () => {
   await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
   await env.client.create(Resources.Namespace, { metadata: { name: 'other' } });
   await env.client.create(Resources.CloneSet, {
     ...cloneSet('api', { replicas: 2 }),
     metadata: { name: 'api', namespace: 'other', labels: { tier: 'back' } },
   });
-});
-
-afterAll(async () => {
-  plugin?.dispose();
-  await env?.stop();
 });
 
 const replicasOf = async (namespace: string, name: string) =>

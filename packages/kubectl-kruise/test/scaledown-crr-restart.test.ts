@@ -1,29 +1,13 @@
 import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  type CloneSetEnv,
-  cloneSet,
-  eventually,
-  podsOf,
-  startCloneSetEnv,
-} from '../../manager/test/cloneset/harness.ts';
-import { type PluginRunner, pluginRunner } from './plugin-env.ts';
+import { cloneSet, eventually, podsOf } from '../../manager/test/cloneset/harness.ts';
+import { usePluginEnv } from './plugin-env.ts';
 
-let env: CloneSetEnv;
-let plugin: PluginRunner;
-
-beforeAll(async () => {
-  env = await startCloneSetEnv();
-  plugin = pluginRunner(env.cp);
+const { env, plugin } = usePluginEnv(async () => {
   await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 4 }));
   await eventually(async () => (await podsOf(env.client, 'web')).length === 4, 20_000, 50);
-});
-
-afterAll(async () => {
-  plugin?.dispose();
-  await env?.stop();
 });
 
 const getCloneSet = (name: string) =>
