@@ -22,11 +22,13 @@ export function deadContainersToRemove(
     const name = c.labels?.[KubeletKeys.containerName];
     if (!uid || !name || !c.id || !owns(uid) || String(c.state) === 'CONTAINER_RUNNING') continue;
     const key = `${uid}/${name}`;
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const group = groups.get(key) ?? [];
+    group.push(c);
+    groups.set(key, group);
   }
+  const created = (c: CriContainer) => BigInt(c.createdAt || 0);
   const evict: string[] = [];
   for (const dead of groups.values()) {
-    const created = (c: CriContainer) => BigInt(c.createdAt || 0);
     dead.sort((a, b) => (created(b) > created(a) ? 1 : created(b) < created(a) ? -1 : 0));
     evict.push(...dead.slice(keep).map((c) => c.id!));
   }

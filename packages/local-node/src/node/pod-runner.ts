@@ -196,13 +196,7 @@ export class PodRunner {
     for (const c of containers) {
       let rc = known?.get(c.id);
       if (!rc) {
-        let status: ContainerStatus__Output | null;
-        try {
-          status = (await this.d.cri.containerStatus(c.id)).status;
-        } catch (err) {
-          if (isCriNotFound(err)) continue;
-          throw err;
-        }
+        const status = await this.statusOf(c.id);
         if (!status) continue;
         rc = runtimeContainerOf(c, status);
       }
@@ -463,15 +457,23 @@ export class PodRunner {
     return { waitMs: 0, acted: true };
   }
 
-  /** One container read again from the runtime (undefined when it is gone): its status says it all. */
-  private async container(c: RuntimeContainer): Promise<RuntimeContainer | undefined> {
+  /** A container's status as the runtime has it now (undefined when it is gone). */
+  private async statusOf(id: string): Promise<ContainerStatus__Output | undefined> {
     try {
-      const { status } = await this.d.cri.containerStatus(c.id);
-      return status ? runtimeContainerOf({ ...status, id: status.id || c.id }, status) : undefined;
+      return (await this.d.cri.containerStatus(id)).status ?? undefined;
     } catch (err) {
       if (isCriNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * One container read again (undefined when it is gone): its status, with the image it was
+   * created from (a status names the image by its first tag, which may be another of its tags).
+   */
+  private async container(c: RuntimeContainer): Promise<RuntimeContainer | undefined> {
+    const status = await this.statusOf(c.id);
+    return status && runtimeContainerOf({ ...status, id: c.id, image: { image: c.image } }, status);
   }
 
   /**
