@@ -5,7 +5,7 @@ import { parse, stringify } from 'yaml';
 import { kubectlPath } from '../../../test/support/kube-tools.ts';
 import { runBinary } from '../../control-plane/test/kubectl-run.ts';
 import { cloneSet } from '../../manager/test/cloneset/harness.ts';
-import { expectFailures, usePluginEnv } from './plugin-env.ts';
+import { expectFailures, expectSuccess, usePluginEnv } from './plugin-env.ts';
 
 let file: string;
 
@@ -23,11 +23,7 @@ const { env, plugin } = usePluginEnv(async () => {
   );
 });
 
-async function ok(args: string[]): Promise<string> {
-  const r = await plugin.kruise(args);
-  expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
-  return r.out;
-}
+const ok = (args: string[]) => expectSuccess(plugin, args);
 
 describe('kubectl kruise -f/--filename and --local', () => {
   it('set image -f acts on every object the file names, on the server', async () => {

@@ -3,7 +3,7 @@ import { type KubeObject, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cloneSet, eventually } from '../../manager/test/cloneset/harness.ts';
-import { expectFailures, usePluginEnv } from './plugin-env.ts';
+import { expectFailures, expectSuccess, usePluginEnv } from './plugin-env.ts';
 
 const { env, plugin } = usePluginEnv(async () => {
   await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
@@ -14,11 +14,7 @@ const stored = () => env.client.get<Stored>(Resources.CloneSet, 'default', 'web'
 const mainOf = (cs: Stored) => cs.spec!.template.spec!.containers[0]!;
 
 /** Runs the plugin, expects success and nothing on standard error; gives standard output. */
-async function ok(args: string[]): Promise<string> {
-  const r = await plugin.kruise(args);
-  expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
-  return r.out;
-}
+const ok = (args: string[]) => expectSuccess(plugin, args);
 
 describe('kubectl kruise -o/--output and --dry-run printing the object', () => {
   it('set image -o yaml prints the object as written; --dry-run=client -o json prints it unsent', async () => {

@@ -85,6 +85,13 @@ export function pluginRunner(cp: ControlPlane): PluginRunner {
   };
 }
 
+/** Runs `kubectl kruise <args>`, expects success (exit 0, nothing on standard error); gives its output. */
+export async function expectSuccess(plugin: PluginRunner, args: string[]): Promise<string> {
+  const r = await plugin.kruise(args);
+  expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+  return r.out;
+}
+
 /**
  * Runs each command line (at once) and expects kubectl's failure: exit code 1, nothing on standard
  * output, exactly `err` on standard error.
