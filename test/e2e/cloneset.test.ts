@@ -89,6 +89,10 @@ describe('CloneSet on a real node', () => {
       ]);
       expect(p.status!.conditions!.find((c: { type: string }) => c.type === 'Ready')?.status).toBe('True');
     }
+    // each pod on the pod network with an IP of its own (what the in-place update must keep)
+    const ips = (await pods('web')).map((p) => p.status!.podIP);
+    expect(new Set(ips).size).toBe(3);
+    for (const ip of ips) expect(ip).toMatch(/^10\.88\.\d+\.\d+$/);
   });
 
   it('updates the image in place: same pods (UID, IP), restartCount 1, the new imageID', async () => {
@@ -372,6 +376,10 @@ describe('CloneSet on a real node', () => {
       'hooked',
       (st, p) => st.availableReplicas === 2 && p.length === 2 && !p.some((x) => x.metadata!.name === name),
     );
+    // a replacement is a new pod: a new sandbox, so an IP of its own (in place keeps the pod's)
+    const ips = (await pods('hooked')).map((p) => p.status!.podIP);
+    expect(ips).not.toContain(victim!.status!.podIP);
+    expect(new Set(ips).size).toBe(2);
   });
 
   it('volumeClaimTemplates: local-path PVCs per instance id, reused by a replacement pod; disablePVCReuse and scale-in delete them', async () => {

@@ -32,14 +32,19 @@ const inContainer = async (pod: string, container: string, script: string) => {
   const res = await cri.execSync(id, ['sh', '-c', script], 5);
   expect(res.exitCode).toBe(0);
 };
-/** Creates a pod on the probes node with these containers (busybox, quick to stop). */
-const createPod = (name: string, containers: Record<string, unknown>[]) =>
+/** Creates a pod on the probes node with these containers (busybox, quick to stop) and `extra` spec fields. */
+const createPod = (
+  name: string,
+  containers: Record<string, unknown>[],
+  extra: Record<string, unknown> = {},
+) =>
   client.create(Resources.Pod, {
     metadata: { name, namespace: 'default' },
     spec: {
       nodeName: 'ln-probes',
       terminationGracePeriodSeconds: 2,
       containers: containers.map((c) => ({ image: `${registry}/busybox:v1`, ...c })),
+      ...extra,
     },
   });
 const eventsOf = async (pod: string) =>
@@ -109,9 +114,10 @@ describe('probes', () => {
       message: 'containers with unready status: [app tcp]',
     });
     expect(statusOf(p, 'app').restartCount).toBe(0);
+    // the tcpSocket probe dials the pod's own IP, where the container listened
     await expectEvents('readyz', [
       "Unhealthy: Readiness probe failed: cat: can't open '/tmp/ready': No such file or directory\n",
-      `Unhealthy: Readiness probe failed: dial tcp 127.0.0.1:${tcpPort}: connect: connection refused`,
+      `Unhealthy: Readiness probe failed: dial tcp ${p.status.podIP}:${tcpPort}: connect: connection refused`,
     ]);
   }, 60_000);
 
@@ -171,13 +177,17 @@ describe('probes', () => {
       ),
     );
     try {
-      await createPod('grpcz', [
-        {
-          name: 'app',
-          command: run('true'),
-          readinessProbe: { grpc: { port }, ...fast },
-        },
-      ]);
+      await createPod(
+        'grpcz',
+        [
+          {
+            name: 'app',
+            command: run('true'),
+            readinessProbe: { grpc: { port }, ...fast },
+          },
+        ],
+        { hostNetwork: true },
+      );
       await until(async () => (statusOf(await getPod('grpcz'), 'app')?.state.running ? true : undefined));
       await until(async () =>
         (await eventsOf('grpcz')).includes(

@@ -360,7 +360,8 @@ describe('local node', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as AddressInfo).port;
     try {
-      const spec = pod('hooked');
+      // in the host network, so the hook reaches this test's server on the node's 127.0.0.1
+      const spec = pod('hooked', { hostNetwork: true });
       Object.assign(spec.spec.containers[0]!, {
         ports: [{ name: 'hook', containerPort: port }],
         lifecycle: {

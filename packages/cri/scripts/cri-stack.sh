@@ -7,20 +7,23 @@
 # usage: cri-stack.sh install | install-docker | up | containerd-up | down | env | docker-up | docker-down
 #   containerd-up: containerd alone under CRI_STACK_DIR, pulling from the registry another stack runs on
 #   REG_PORT (one more node's runtime, with its own images and containers); `down` stops it
-#   env: CRI_STACK_DIR (default /tmp/cri-stack)  REG_PORT (5000)  BIG_MB (80)  CRI_STACK_CNI (0|1)  SNAPSHOTTER (overlayfs|native)
+#   env: CRI_STACK_DIR (default /tmp/cri-stack)  REG_PORT (5000)  BIG_MB (80)  CRI_STACK_CNI (1|0)  SNAPSHOTTER (overlayfs|native)
+#   CRI_STACK_CNI=1 (default): pods not in the host network get their own network namespace and an IP on
+#   a bridge of this containerd's own (kcni<N>, 10.88.<N>.0/24, N the first free from 1), as a CNI
+#   bridge gives them on a kubelet's node; 0: no CNI config, so only host-network pods can run
 set -euo pipefail
 BASE=${CRI_STACK_DIR:-/tmp/cri-stack}
 REG=127.0.0.1:${REG_PORT:-5000}
 BIG_MB=${BIG_MB:-80}
-CNI=${CRI_STACK_CNI:-0}
+CNI=${CRI_STACK_CNI:-1}
 SNAP=${SNAPSHOTTER:-overlayfs}
 SOCK=$BASE/containerd/containerd.sock
-BRIDGE=cristack0
 log() { echo "[cri-stack $(date +%T.%3N)] $*" >&2; }
 
 install() {
   if command -v containerd >/dev/null && command -v runc >/dev/null && command -v docker-registry >/dev/null \
-     && command -v skopeo >/dev/null && [ -x /bin/busybox ] && command -v curl >/dev/null && command -v ctr >/dev/null; then
+     && command -v skopeo >/dev/null && [ -x /bin/busybox ] && command -v curl >/dev/null && command -v ctr >/dev/null \
+     && [ -x /usr/lib/cni/bridge ] && command -v ip >/dev/null && command -v flock >/dev/null; then
     log "packages already installed"; return
   fi
   export DEBIAN_FRONTEND=noninteractive
@@ -110,6 +113,31 @@ build_images() {  # OCI images by hand: tar layers + sha256sum + JSON, pushed wi
   rm -rf "$W/blobs"
 }
 
+# The pods' network: a bridge and a /24 of this containerd's own, taken under a lock as the first N
+# whose bridge does not exist and whose subnet no interface or route uses (several stacks run at once).
+# The gateway address is set here, so the bridge plugin changes no sysctl (isGateway false); no uplink,
+# no masquerade, no iptables: pods reach each other and the host, the host reaches them.
+pod_network() {
+  local C="$BASE/containerd" n br=
+  exec 9>"/run/lock/cri-stack-cni.lock"; flock 9
+  for n in $(seq 1 254); do
+    ip link show "kcni$n" >/dev/null 2>&1 && continue
+    ip -4 -o addr show | grep -q " 10\.88\.$n\." && continue
+    [ -n "$(ip -4 route show "10.88.$n.0/24")" ] && continue
+    br=kcni$n; break
+  done
+  [ -n "$br" ] || { exec 9>&-; log "no free pod subnet in 10.88.1-254.0/24"; return 1; }
+  ip link add "$br" type bridge && echo "$br" >"$C/bridge"
+  ip addr add "10.88.$n.1/24" dev "$br"; ip link set "$br" up
+  exec 9>&-
+  cat >"$BASE/cni/net.d/10-kruise-pods.conflist" <<EOC
+{ "cniVersion": "0.4.0", "name": "kruise-pods", "plugins": [ { "type": "bridge", "bridge": "$br", "isGateway": false,
+  "ipMasq": false, "hairpinMode": true, "ipam": { "type": "host-local", "ranges": [[{ "subnet": "10.88.$n.0/24",
+  "gateway": "10.88.$n.1" }]], "routes": [{ "dst": "0.0.0.0/0", "gw": "10.88.$n.1" }], "dataDir": "$BASE/cni/ipam" } } ] }
+EOC
+  log "pod network $br 10.88.$n.0/24"
+}
+
 start_containerd() {
   local C="$BASE/containerd"
   mkdir -p "$C/certs.d/$REG" "$BASE/cni/net.d" "$BASE/logs"
@@ -118,12 +146,7 @@ server = "http://$REG"
 [host."http://$REG"]
   capabilities = ["pull", "resolve", "push"]
 EOC
-  if [ "$CNI" = 1 ]; then  # isolated bridge, no uplink, no masquerade, no iptables
-    cat >"$BASE/cni/net.d/10-cristack.conflist" <<EOC
-{ "cniVersion": "0.4.0", "name": "cristack", "plugins": [ { "type": "bridge", "bridge": "$BRIDGE", "isGateway": false, "ipMasq": false,
-  "ipam": { "type": "host-local", "ranges": [[{ "subnet": "10.88.77.0/24" }]], "dataDir": "$BASE/cni/ipam" } } ] }
-EOC
-  fi
+  [ "$CNI" = 1 ] && pod_network
   cat >"$C/config.toml" <<EOC
 version = 2
 root = "$C/root"
@@ -214,16 +237,16 @@ down() {
   fi
   for n in $netns; do [ -e "$n" ] || continue; umount "$n" 2>/dev/null || true; rm -f "$n"; done
   for id in $(ls "$C/root/io.containerd.grpc.v1.cri/sandboxes" 2>/dev/null); do rm -f /var/lib/cni/results/*-"$id"-*; done  # libcni cache
+  rmdir /var/lib/cni/results /var/lib/cni /var/run/netns 2>/dev/null || true   # (only if empty: another stack may use them)
   # shims left behind (they re-parent to PID 1): only those bound to *our* socket, by PID
   for d in /proc/[0-9]*; do
     if tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -q -- "-address $SOCK"; then kill -9 "${d#/proc/}" 2>/dev/null || true; fi
   done
-  local full=0  # a stack of its own (registry, bridge), not a containerd-up node
-  if [ -f "$BASE/registry/pid" ]; then full=1; log "stopping registry"; p=$(cat "$BASE/registry/pid"); kill "$p" 2>/dev/null || true
+  if [ -f "$BASE/registry/pid" ]; then log "stopping registry"; p=$(cat "$BASE/registry/pid"); kill "$p" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; fi
   # leftover mounts under BASE (rootfs overlays, shm, netns), deepest first
   awk -v b="$BASE/" 'index($5, b) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
-  if [ "$full" = 1 ]; then ip link del "$BRIDGE" 2>/dev/null || true; fi
+  if [ -f "$C/bridge" ]; then ip link del "$(cat "$C/bridge")" 2>/dev/null || true; fi
   rm -rf "$BASE"
   rmdir /run/containerd/s /run/containerd 2>/dev/null || true   # shim sockets always live in /run/containerd/s (only if empty)
   log "stack down"

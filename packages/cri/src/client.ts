@@ -15,6 +15,7 @@ import type { ListImagesResponse__Output } from './generated/runtime/v1/ListImag
 import type { ListPodSandboxResponse__Output } from './generated/runtime/v1/ListPodSandboxResponse.ts';
 import type { PodSandboxConfig } from './generated/runtime/v1/PodSandboxConfig.ts';
 import type { PodSandboxFilter } from './generated/runtime/v1/PodSandboxFilter.ts';
+import type { PodSandboxStatusResponse__Output } from './generated/runtime/v1/PodSandboxStatusResponse.ts';
 import type { PullImageResponse__Output } from './generated/runtime/v1/PullImageResponse.ts';
 import type { StatusResponse__Output } from './generated/runtime/v1/StatusResponse.ts';
 import type { VersionResponse__Output } from './generated/runtime/v1/VersionResponse.ts';
@@ -176,6 +177,11 @@ export class CriClient {
       { timeoutMs: 60_000, ...options },
     );
     return res.podSandboxId;
+  }
+
+  /** A pod sandbox's status: its state and, outside the host network, the pod's IPs. */
+  podSandboxStatus(podSandboxId: string, options?: CallOptions): Promise<PodSandboxStatusResponse__Output> {
+    return this.call(this.runtime, 'PodSandboxStatus', { podSandboxId }, options);
   }
 
   /** Stops a pod sandbox (its containers are killed). */

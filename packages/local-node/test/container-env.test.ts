@@ -57,7 +57,7 @@ const pod = {
     ],
   },
 } as BoundPod;
-const facts = { hostIP: '10.0.0.5', allocatable: { cpu: '2', memory: '4Gi' } };
+const facts = { hostIP: '10.0.0.5', podIP: '10.88.1.7', allocatable: { cpu: '2', memory: '4Gi' } };
 
 function sources(
   configMaps: Record<string, Record<string, string>>,
@@ -116,7 +116,7 @@ describe("env as kubelet's makeEnvironmentVariables resolves it", () => {
       NOTE: 'x"y',
       NODE: 'n1',
       SA: 'sa',
-      POD_IP: '10.0.0.5',
+      POD_IP: '10.88.1.7',
       HOST_IP: '10.0.0.5',
       CPU_REQ: '250',
       CPU_REQ_CORES: '1',

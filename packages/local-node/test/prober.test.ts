@@ -7,19 +7,20 @@ function setUp(results: boolean[]) {
   const calls: number[] = [];
   const changes: string[] = [];
   const unhealthy: string[] = [];
+  const addressed: string[] = [];
   let i = 0;
   const prober = new Prober({
     cri: {} as CriClient,
-    hostIP: '127.0.0.1',
     onChange: (uid) => changes.push(uid),
     onUnhealthy: (_uid, _c, message) => unhealthy.push(message),
-    check: async () => {
+    check: async (_probe, target) => {
       calls.push(Date.now());
+      addressed.push(target.podIP);
       const ok = results[Math.min(i++, results.length - 1)]!;
       return { ok, output: ok ? '' : 'nope' };
     },
   });
-  return { prober, calls, changes, unhealthy };
+  return { prober, calls, changes, unhealthy, addressed };
 }
 
 beforeEach(() => {
@@ -32,12 +33,13 @@ const container = (spec: Record<string, unknown>) => ({
   podUid: 'u',
   id: 'c1',
   startedAtMs: 0,
+  podIP: '10.88.1.7',
   spec: { name: 'app', ...spec },
 });
 
 describe("prober (kubelet's worker rules)", () => {
-  it('waits initialDelaySeconds, probes every periodSeconds, and turns ready after successThreshold successes', async () => {
-    const { prober, calls, changes } = setUp([true]);
+  it("waits initialDelaySeconds, probes every periodSeconds at the pod's IP, and turns ready after successThreshold successes", async () => {
+    const { prober, calls, changes, addressed } = setUp([true]);
     prober.update('u', [
       container({
         readinessProbe: {
@@ -57,6 +59,7 @@ describe("prober (kubelet's worker rules)", () => {
     expect(prober.ready('c1')).toBe(false);
     await vi.advanceTimersByTimeAsync(2000);
     expect(calls).toEqual([5000, 7000, 9000]);
+    expect(addressed).toEqual(['10.88.1.7', '10.88.1.7', '10.88.1.7']);
     expect(prober.ready('c1')).toBe(true);
     expect(changes).toEqual(['u']);
     prober.stop();

@@ -19,10 +19,15 @@ export interface NodeRuntime {
 /**
  * Starts containerd alone under `dir` (cri-stack.sh containerd-up), pulling from the registry
  * already serving on `registryPort`: another node's runtime, so which node has which image is real.
+ * Its pods get a bridge and subnet of their own, unless `podNetwork` is false.
  * @throws with the script's own message when it fails.
  */
-export function startNodeRuntime(dir: string, registryPort: number): NodeRuntime {
-  const { script, run } = criStackRunner(dir, registryPort);
+export function startNodeRuntime(
+  dir: string,
+  registryPort: number,
+  opts: { podNetwork?: boolean } = {},
+): NodeRuntime {
+  const { script, run } = criStackRunner(dir, registryPort, opts);
   script('down');
   run('containerd-up');
   return { socket: join(dir, 'containerd/containerd.sock'), down: () => run('down', true) };

@@ -39,9 +39,17 @@ export interface RuntimeStack {
   down(): void;
 }
 
-/** Runs steps of cri-stack.sh for the stack under `dir`; `run` throws with the script's own last lines. */
-export function criStackRunner(dir: string, registryPort: number) {
-  const env = { ...process.env, CRI_STACK_DIR: dir, REG_PORT: String(registryPort) };
+/**
+ * Runs steps of cri-stack.sh for the stack under `dir`; `run` throws with the script's own last
+ * lines. `podNetwork: false` starts containerd without a CNI network (only host-network pods run).
+ */
+export function criStackRunner(dir: string, registryPort: number, opts: { podNetwork?: boolean } = {}) {
+  const env = {
+    ...process.env,
+    CRI_STACK_DIR: dir,
+    REG_PORT: String(registryPort),
+    CRI_STACK_CNI: opts.podNetwork === false ? '0' : '1',
+  };
   /** Runs a step, optionally in a session of its own (out of reach of the terminal's Ctrl-C). */
   const script = (step: string, ownSession = false) =>
     spawnSync(ownSession ? 'setsid' : 'bash', [...(ownSession ? ['bash'] : []), CRI_STACK_SCRIPT, step], {

@@ -18,6 +18,8 @@ export interface EnvSources {
 /** What the node knows that env values can name. */
 export interface NodeEnvFacts {
   hostIP: string;
+  /** The pod's IP (its sandbox's; the host's for a host-network pod); unset, the host's. */
+  podIP?: string;
   /** The node's allocatable resources: the limits of a container that sets none (downward API). */
   allocatable: Record<string, string>;
 }
@@ -40,7 +42,7 @@ function formatMap(m: Record<string, string> | undefined): string {
     .join('\n');
 }
 
-/** kubelet's podFieldSelectorRuntimeValue (host network: the pod's IP is the host's). */
+/** kubelet's podFieldSelectorRuntimeValue. */
 export function podFieldValue(pod: BoundPod, fieldPath: string, facts: NodeEnvFacts): string {
   const m = pod.metadata;
   switch (fieldPath) {
@@ -50,9 +52,10 @@ export function podFieldValue(pod: BoundPod, fieldPath: string, facts: NodeEnvFa
       return pod.spec.serviceAccountName ?? '';
     case 'status.hostIP':
     case 'status.hostIPs':
+      return facts.hostIP;
     case 'status.podIP':
     case 'status.podIPs':
-      return facts.hostIP;
+      return facts.podIP ?? facts.hostIP;
     case 'metadata.name':
       return m.name;
     case 'metadata.namespace':

@@ -39,14 +39,32 @@ export const KubeletKeys = {
   resources: 'kruise.io/local-node-resources',
 } as const;
 
-/** The host-network namespaces every local-node pod uses (there is no CNI on the local node). */
-const HOST_NETWORK = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } as const;
+/**
+ * kubelet's namespacesForPod: the pod's own network (the runtime's CNI gives it an IP) unless
+ * hostNetwork, a process namespace per container unless shareProcessNamespace or hostPID, the
+ * pod's IPC namespace unless hostIPC.
+ */
+export function namespaceOptions(pod: BoundPod) {
+  const s = pod.spec;
+  return {
+    network: s.hostNetwork ? 'NODE' : 'POD',
+    pid: s.hostPID ? 'NODE' : s.shareProcessNamespace ? 'POD' : 'CONTAINER',
+    ipc: s.hostIPC ? 'NODE' : 'POD',
+  } as const;
+}
+
+/** kubelet's pod hostname: spec.hostname, else the pod's name cut to 63 characters without a trailing `-` or `.`. */
+export function podHostname(pod: BoundPod): string {
+  return pod.spec.hostname || pod.metadata.name.slice(0, 63).replace(/[-.]+$/, '');
+}
 
 /** The CRI sandbox config of a pod, labelled as kubelet labels it, its logs under `logDirectory`. */
 export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', attempt = 0): PodSandboxConfig {
   const m = pod.metadata;
   return {
     metadata: { name: m.name, uid: m.uid, namespace: m.namespace, attempt },
+    // (a host-network pod shares the node's UTS namespace, and so its hostname)
+    hostname: pod.spec.hostNetwork ? '' : podHostname(pod),
     logDirectory,
     labels: {
       [KubeletKeys.podUid]: m.uid,
@@ -54,7 +72,7 @@ export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', at
       [KubeletKeys.podNamespace]: m.namespace,
     },
     annotations: { ...(m.annotations ?? {}), [KubeletKeys.localNode]: node },
-    linux: { securityContext: { namespaceOptions: HOST_NETWORK } },
+    linux: { securityContext: { namespaceOptions: namespaceOptions(pod) } },
   };
 }
 
@@ -102,6 +120,6 @@ export function containerConfig(
     },
     annotations,
     logPath,
-    linux: { resources: resources?.linux, securityContext: { namespaceOptions: HOST_NETWORK } },
+    linux: { resources: resources?.linux, securityContext: { namespaceOptions: namespaceOptions(pod) } },
   };
 }

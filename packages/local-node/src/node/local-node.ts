@@ -22,6 +22,7 @@ import { type BoundPod, PodRunner } from './pod-runner.ts';
 import { PodVolumes, type VolumeSources } from './pod-volumes.ts';
 import { Prober } from './prober.ts';
 import { RestartBackoff } from './restart-backoff.ts';
+import { runtimeNetworkNotReady } from './runtime-network.ts';
 
 /** How a local node is run. */
 export interface LocalNodeOptions {
@@ -141,6 +142,7 @@ export class LocalNode {
       runtimeName: version.runtimeName,
       runtimeVersion: version.runtimeVersion,
       labels: this.o.labels,
+      networkNotReady: runtimeNetworkNotReady(await this.o.cri.status()),
     };
     const sources = objectSources(this.o.client);
     this.volumes = new PodVolumes(
@@ -150,7 +152,6 @@ export class LocalNode {
     );
     this.prober = new Prober({
       cri: this.o.cri,
-      hostIP,
       onChange: (uid) => {
         const key = this.uidToKey.get(uid);
         if (key) this.controller.enqueue(key);
@@ -177,6 +178,7 @@ export class LocalNode {
       volumes: this.volumes,
       volumeResyncMs: this.o.volumeResyncMs,
       retryMs: this.o.retryMs,
+      networkNotReady: () => this.facts?.networkNotReady,
       log: this.log,
     });
     await registerNode(this.o.client, this.facts);
@@ -191,16 +193,21 @@ export class LocalNode {
         this.o.containerGcIntervalMs ?? CONTAINER_GC_PERIOD_MS,
       ),
     );
-    this.timers.push(
-      setInterval(
-        () =>
-          void heartbeat(this.o.client, this.facts!).catch((err) =>
-            this.log.warn({ err: (err as Error).message }, 'node heartbeat failed'),
-          ),
-        this.o.heartbeatIntervalMs ?? 10_000,
-      ),
-    );
+    this.timers.push(setInterval(() => void this.heartbeat(), this.o.heartbeatIntervalMs ?? 10_000));
+    if (this.facts.networkNotReady)
+      this.log.warn({ reason: this.facts.networkNotReady }, 'only host-network pods can run');
     this.log.info({ runtime: version.runtimeName, version: version.runtimeVersion }, 'local node ready');
+  }
+
+  /** kubelet's node status loop: the runtime's network state, then the Ready condition's heartbeat. */
+  private async heartbeat(): Promise<void> {
+    const facts = this.facts!;
+    try {
+      facts.networkNotReady = runtimeNetworkNotReady(await this.o.cri.status());
+      await heartbeat(this.o.client, facts);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'node heartbeat failed');
+    }
   }
 
   /**

@@ -16,6 +16,8 @@ export interface NodeFacts {
   labels?: Record<string, string>;
   /** The port of the node's kubelet server (logs), on hostIP. */
   kubeletPort?: number;
+  /** Why the runtime's network is not ready (runtimeNetworkNotReady), if it is not: the node is then not Ready. */
+  networkNotReady?: string;
 }
 
 /** The machine's capacity as kubelet reports it (all of it allocatable: the local node reserves nothing). */
@@ -43,21 +45,19 @@ function machineInfo() {
   };
 }
 
+/** The Node's Ready condition as kubelet words it, without its times. */
+function readyCondition(facts: NodeFacts) {
+  return facts.networkNotReady
+    ? { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: facts.networkNotReady }
+    : { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' };
+}
+
 /** The Node's status as kubelet reports it: Ready, addresses, capacity and node info. */
 export function nodeStatus(facts: NodeFacts, readySince?: string): NodeStatus {
   const now = kubeTime();
   const capacity = nodeCapacity();
   return {
-    conditions: [
-      {
-        type: 'Ready',
-        status: 'True',
-        reason: 'KubeletReady',
-        message: 'kubelet is posting ready status',
-        lastHeartbeatTime: now,
-        lastTransitionTime: readySince ?? now,
-      },
-    ],
+    conditions: [{ ...readyCondition(facts), lastHeartbeatTime: now, lastTransitionTime: readySince ?? now }],
     addresses: [
       { type: 'InternalIP', address: facts.hostIP },
       { type: 'Hostname', address: facts.name },
@@ -99,7 +99,7 @@ export async function heartbeat(client: KubeClient, facts: NodeFacts, fresh = fa
   if (!fresh) {
     const node = (await client.get(Resources.Node, undefined, facts.name)) as Node;
     const ready = (node.status?.conditions ?? []).find((c: NodeCondition) => c.type === 'Ready');
-    if (ready?.status === 'True') since = ready.lastTransitionTime;
+    if (ready?.status === readyCondition(facts).status) since = ready.lastTransitionTime;
   }
   await client.mergePatchStatus(Resources.Node, undefined, facts.name, { status: nodeStatus(facts, since) });
 }

@@ -69,6 +69,21 @@ export interface PodRunnerDeps {
   allocatable: Record<string, string>;
   /** How soon a container that could not start is tried again (kubelet's pod worker: 10 s). */
   retryMs?: number;
+  /** Why the runtime's network is not ready (kubelet's words), or undefined when it is. */
+  networkNotReady?: () => string | undefined;
+}
+
+/** A pod's sandbox: its ID and the pod's IP. */
+interface Sandbox {
+  id: string;
+  podIP: string;
+}
+
+/** A pod outside the host network cannot start while the runtime's network is not ready. */
+class NetworkNotReadyError extends Error {
+  constructor(why: string) {
+    super(`network is not ready: ${why}`);
+  }
 }
 
 /** A pod as the runner reads it: bound, so metadata and spec are there. */
@@ -144,7 +159,7 @@ export class PodRunner {
    */
   private readonly views = new Map<
     string,
-    { epoch: number; sandboxId: string; history: Map<string, RuntimeContainer[]> }
+    { epoch: number; sandbox: Sandbox; history: Map<string, RuntimeContainer[]> }
   >();
   private readonly epochs = new Map<string, number>();
   /** Per pod UID: the statuses of its exited containers, which never change (read once each). */
@@ -210,15 +225,27 @@ export class PodRunner {
     return byName;
   }
 
-  /** The ready sandbox of a pod, started when missing. */
-  private async sandbox(pod: BoundPod): Promise<string> {
+  /**
+   * The ready sandbox of a pod, started when missing, and the pod's IP: the host's in the host
+   * network, else the one the runtime's CNI gave the sandbox (kubelet reads it from
+   * PodSandboxStatus). A pod outside the host network waits while the runtime's network is not
+   * ready, as kubelet's pod workers do.
+   */
+  private async sandbox(pod: BoundPod): Promise<Sandbox> {
     const { items } = await this.d.cri.listPodSandbox({
       labelSelector: { [KubeletKeys.podUid]: pod.metadata.uid },
       state: { state: 'SANDBOX_READY' },
     });
-    if (items[0]) return items[0].id;
-    // The directory itself is made with the first container's log (the sandbox writes none).
-    return this.d.cri.runPodSandbox(sandboxConfig(pod, this.d.node, this.d.logs.podDirectory(pod)));
+    let id = items[0]?.id;
+    if (!id) {
+      const notReady = pod.spec.hostNetwork ? undefined : this.d.networkNotReady?.();
+      if (notReady) throw new NetworkNotReadyError(notReady);
+      // The directory itself is made with the first container's log (the sandbox writes none).
+      id = await this.d.cri.runPodSandbox(sandboxConfig(pod, this.d.node, this.d.logs.podDirectory(pod)));
+    }
+    if (pod.spec.hostNetwork) return { id, podIP: this.d.hostIP };
+    const { status } = await this.d.cri.podSandboxStatus(id);
+    return { id, podIP: status?.network?.ip ?? '' };
   }
 
   private async ensureImage(container: Container): Promise<void> {
@@ -241,14 +268,14 @@ export class PodRunner {
     pod: BoundPod,
     container: Container,
     attempt: number,
-    sandboxId: string,
+    sandbox: Sandbox,
   ): Promise<string> {
     const m = this.mem(pod);
     await this.ensureImage(container);
     const env = await resolveEnv(
       pod,
       container,
-      { hostIP: this.d.hostIP, allocatable: this.d.allocatable },
+      { hostIP: this.d.hostIP, podIP: sandbox.podIP, allocatable: this.d.allocatable },
       this.d.envSources,
       (w) => this.event(pod, 'Warning', w.reason, w.message),
     );
@@ -257,7 +284,7 @@ export class PodRunner {
     const linux = linuxResources(pod, applied, this.d.memoryCapacityBytes);
     const log = this.d.logs.prepareContainerLog(pod, container.name, attempt);
     const id = await this.d.cri.createContainer(
-      sandboxId,
+      sandbox.id,
       containerConfig(pod, container, attempt, log.path, env, mounts, { applied, linux }),
       sandboxConfig(pod, this.d.node, log.directory),
     );
@@ -269,7 +296,7 @@ export class PodRunner {
       const failure = await runLifecycleHandler(
         this.d.cri,
         postStart,
-        { containerId: id, containerName: container.name, podIP: this.d.hostIP, ports: container.ports },
+        { containerId: id, containerName: container.name, podIP: sandbox.podIP, ports: container.ports },
         pod.spec.terminationGracePeriodSeconds ?? 30,
       );
       if (failure) {
@@ -295,7 +322,7 @@ export class PodRunner {
     pod: BoundPod,
     container: Container,
     history: RuntimeContainer[] | undefined,
-    sandboxId: string,
+    sandbox: Sandbox,
     policy: string,
   ): Promise<Step> {
     const m = this.mem(pod);
@@ -304,7 +331,7 @@ export class PodRunner {
     try {
       if (!latest) {
         m.waiting.set(container.name, { reason: 'ContainerCreating' });
-        await this.start(pod, container, 0, sandboxId);
+        await this.start(pod, container, 0, sandbox);
         m.waiting.delete(container.name);
         return { waitMs: 0, acted: true };
       }
@@ -321,10 +348,10 @@ export class PodRunner {
             message: `Container ${container.name} definition changed, will be restarted`,
           });
           const stopped = await this.container(latest);
-          return await this.restart(pod, container, stopped ?? latest, sandboxId);
+          return await this.restart(pod, container, stopped ?? latest, sandbox);
         }
         const failed = this.d.prober.failure(latest.id);
-        if (!failed) return await this.resize(pod, container, latest, sandboxId);
+        if (!failed) return await this.resize(pod, container, latest, sandbox);
         // A failed liveness or startup probe: killed, and started again unless the policy is Never.
         const again = policy !== 'Never';
         await this.kill(pod, latest, container, failed.graceSeconds ?? grace, {
@@ -333,7 +360,7 @@ export class PodRunner {
         });
         if (!again) return { waitMs: 0, acted: true };
         const stopped = await this.container(latest);
-        return await this.restart(pod, container, stopped ?? latest, sandboxId);
+        return await this.restart(pod, container, stopped ?? latest, sandbox);
       }
       if (latest.state !== 'CONTAINER_EXITED' || !shouldRestart(policy, latest.exitCode))
         return { waitMs: 0, acted: false };
@@ -349,7 +376,7 @@ export class PodRunner {
         return { waitMs: wait, acted: false };
       }
       this.d.backoff.next(key, finished);
-      return await this.restart(pod, container, latest, sandboxId);
+      return await this.restart(pod, container, latest, sandbox);
     } catch (err) {
       const reason = (err as { reason?: string }).reason ?? 'CreateContainerError';
       const message = (err as Error).message;
@@ -379,7 +406,7 @@ export class PodRunner {
     pod: BoundPod,
     container: Container,
     latest: RuntimeContainer,
-    sandboxId: string,
+    sandbox: Sandbox,
   ): Promise<Step> {
     const m = this.mem(pod);
     const desired = computeResourcesOf(container);
@@ -415,7 +442,7 @@ export class PodRunner {
         message: `Container ${container.name} resize requires restart`,
       });
       const stopped = await this.container(latest);
-      return await this.restart(pod, container, stopped ?? latest, sandboxId);
+      return await this.restart(pod, container, stopped ?? latest, sandbox);
     }
     try {
       await this.d.cri.updateContainerResources(
@@ -446,12 +473,12 @@ export class PodRunner {
     pod: BoundPod,
     container: Container,
     previous: RuntimeContainer,
-    sandboxId: string,
+    sandbox: Sandbox,
   ): Promise<Step> {
     const m = this.mem(pod);
     m.lastStates.set(container.name, terminatedOf(previous, this.d.runtimeName));
     m.waiting.set(container.name, { reason: 'ContainerCreating' });
-    await this.start(pod, container, previous.attempt + 1, sandboxId);
+    await this.start(pod, container, previous.attempt + 1, sandbox);
     m.waiting.delete(container.name);
     this.d.logs.prune(pod, container.name, previous.attempt);
     return { waitMs: 0, acted: true };
@@ -510,7 +537,15 @@ export class PodRunner {
     // taken, not shared: a sync that fails half-way leaves the next one to read the runtime
     this.views.delete(pod.metadata.uid);
     const fresh = cached?.epoch === epoch ? cached : undefined;
-    const sandboxId = fresh?.sandboxId ?? (await this.sandbox(pod));
+    let sandbox: Sandbox;
+    try {
+      sandbox = fresh?.sandbox ?? (await this.sandbox(pod));
+    } catch (err) {
+      if (!(err instanceof NetworkNotReadyError)) throw err;
+      // kubelet's pod worker: the event, and the pod left as it is until the network is ready
+      this.event(pod, 'Warning', 'NetworkNotReady', err.message);
+      return this.d.retryMs ?? 10_000;
+    }
     const policy = pod.spec.restartPolicy ?? 'Always';
     let history = fresh?.history ?? (await this.containers(pod.metadata.uid));
     let initialized = true;
@@ -521,23 +556,17 @@ export class PodRunner {
       initialized = false;
       if (!latest || latest.state === 'CONTAINER_EXITED' || latest.state === 'CONTAINER_CREATED')
         steps.push(
-          await this.step(
-            pod,
-            ic,
-            history.get(ic.name),
-            sandboxId,
-            policy === 'Never' ? 'Never' : 'OnFailure',
-          ),
+          await this.step(pod, ic, history.get(ic.name), sandbox, policy === 'Never' ? 'Never' : 'OnFailure'),
         );
       break;
     }
     if (initialized && mounted)
       for (const c of pod.spec.containers ?? [])
-        steps.push(await this.step(pod, c, history.get(c.name), sandboxId, policy));
+        steps.push(await this.step(pod, c, history.get(c.name), sandbox, policy));
     // Read the runtime again only when a step changed it.
     if (steps.some((x) => x.acted)) history = await this.containers(pod.metadata.uid);
     // kept under the epoch it was read in: a change the relist saw meanwhile leaves it unused
-    this.views.set(pod.metadata.uid, { epoch, sandboxId, history });
+    this.views.set(pod.metadata.uid, { epoch, sandbox, history });
     this.d.prober.update(
       pod.metadata.uid,
       (pod.spec.containers ?? []).flatMap((spec) => {
@@ -546,6 +575,7 @@ export class PodRunner {
           ? [
               {
                 podUid: pod.metadata.uid,
+                podIP: sandbox.podIP,
                 id: c.id,
                 spec,
                 startedAtMs: Date.parse(c.startedAt ?? '') || Date.now(),
@@ -563,6 +593,7 @@ export class PodRunner {
       initialized,
       runtimeName: this.d.runtimeName,
       hostIP: this.d.hostIP,
+      podIP: sandbox.podIP,
       probes: this.d.prober,
       resources: m.resources,
       resizePending: m.resizePending,
@@ -648,7 +679,8 @@ export class PodRunner {
     why: { reason: string; message: string } = { reason: 'Killing', message: `Stopping container ${c.name}` },
   ): Promise<void> {
     this.event(pod, 'Normal', why.reason, why.message);
-    const target = { containerId: c.id, containerName: c.name, podIP: this.d.hostIP, ports: spec?.ports };
+    const podIP = pod.status?.podIP ?? this.d.hostIP;
+    const target = { containerId: c.id, containerName: c.name, podIP, ports: spec?.ports };
     const failure = await stopContainerGracefully(this.d.cri, target, spec?.lifecycle?.preStop, grace).catch(
       (err) => {
         if (!isCriNotFound(err)) throw err;

@@ -49,6 +49,8 @@ export interface PodRuntimeView {
   initialized: boolean;
   runtimeName: string;
   hostIP: string;
+  /** The pod's IP: its sandbox's, the host's for a host-network pod ('' before the sandbox has one). */
+  podIP: string;
   /** Per container: the cpu/memory allocated to it and applied to its cgroups (kubelet 1.33 status). */
   resources?: Map<string, { allocated: ComputeResources; applied: ComputeResources }>;
   /** Why a resize waits (PodResizePending), if it does. */
@@ -210,8 +212,7 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
     conditions,
     hostIP: view.hostIP,
     hostIPs: [{ ip: view.hostIP }],
-    podIP: view.hostIP,
-    podIPs: [{ ip: view.hostIP }],
+    ...(view.podIP ? { podIP: view.podIP, podIPs: [{ ip: view.podIP }] } : {}),
     startTime: pod.status?.startTime ?? kubeTime(),
     ...(initStatuses.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,

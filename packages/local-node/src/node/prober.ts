@@ -14,12 +14,13 @@ export interface ProbedContainer {
   spec: Container;
   /** When the container started (ms since the epoch): initialDelaySeconds counts from it. */
   startedAtMs: number;
+  /** The pod's IP, which httpGet, tcpSocket and grpc probes address. */
+  podIP: string;
 }
 
 /** What the prober works with. */
 export interface ProberDeps {
   cri: CriClient;
-  hostIP: string;
   /** A result changed (ready, started, or a liveness/startup failure to act on). */
   onChange(podUid: string): void;
   /** A probe failed once: kubelet's `Unhealthy` event. */
@@ -123,7 +124,7 @@ export class Prober {
     const outcome = await check(p, {
       containerId: w.target.id,
       containerName: w.target.spec.name,
-      podIP: this.d.hostIP,
+      podIP: w.target.podIP,
       ports: w.target.spec.ports,
     });
     if (w.stopped) return;
