@@ -81,7 +81,7 @@ class CloneSetExample {
       `CloneSet demo-cloneset: ${s.availableReplicas ?? 0}/3 available, ${s.updatedReplicas ?? 0} updated, revision ${s.updateRevision ?? '-'}`,
       ...pods.map((p) => {
         const c = p.status?.containerStatuses?.[0];
-        return `  pod ${p.metadata!.name} uid=${p.metadata!.uid} ${c?.image ?? p.spec.containers[0].image} restarts=${c?.restartCount ?? 0}${c?.ready ? ' ready' : ''}`;
+        return `  pod ${p.metadata!.name} uid=${p.metadata!.uid} ip=${p.status?.podIP ?? '-'} ${c?.image ?? p.spec.containers[0].image} restarts=${c?.restartCount ?? 0}${c?.ready ? ' ready' : ''}`;
       }),
     ];
     const done =

@@ -164,6 +164,8 @@ export class PodRunner {
   private readonly epochs = new Map<string, number>();
   /** Per pod UID: the statuses of its exited containers, which never change (read once each). */
   private readonly exited = new Map<string, Map<string, RuntimeContainer>>();
+  /** Per pod UID: its sandbox and the pod's IP, which never change while the sandbox lives (read once). */
+  private readonly sandboxes = new Map<string, Sandbox>();
 
   constructor(deps: PodRunnerDeps) {
     this.d = deps;
@@ -237,15 +239,20 @@ export class PodRunner {
       state: { state: 'SANDBOX_READY' },
     });
     let id = items[0]?.id;
+    const known = this.sandboxes.get(pod.metadata.uid);
+    if (id && known?.id === id) return known;
     if (!id) {
       const notReady = pod.spec.hostNetwork ? undefined : this.d.networkNotReady?.();
       if (notReady) throw new NetworkNotReadyError(notReady);
       // The directory itself is made with the first container's log (the sandbox writes none).
       id = await this.d.cri.runPodSandbox(sandboxConfig(pod, this.d.node, this.d.logs.podDirectory(pod)));
     }
-    if (pod.spec.hostNetwork) return { id, podIP: this.d.hostIP };
-    const { status } = await this.d.cri.podSandboxStatus(id);
-    return { id, podIP: status?.network?.ip ?? '' };
+    const podIP = pod.spec.hostNetwork
+      ? this.d.hostIP
+      : ((await this.d.cri.podSandboxStatus(id)).status?.network?.ip ?? '');
+    const sandbox = { id, podIP };
+    this.sandboxes.set(pod.metadata.uid, sandbox);
+    return sandbox;
   }
 
   private async ensureImage(container: Container): Promise<void> {
@@ -702,6 +709,7 @@ export class PodRunner {
     this.views.delete(uid);
     this.epochs.delete(uid);
     this.exited.delete(uid);
+    this.sandboxes.delete(uid);
     this.d.prober.forgetPod(uid);
     this.d.volumes.tearDown(uid);
     this.d.backoff.forgetPod(uid);
