@@ -4,6 +4,7 @@ import { Resources } from '@kruise/runtime';
 import { eventually } from '../support/poll.ts';
 import { LOOP, startCriSystem } from './cri-system.ts';
 import { figure, print } from './figures.ts';
+import { untilQuiet } from './quiet.ts';
 import { quantile } from './stats.ts';
 
 const PODS = 50;
@@ -28,6 +29,8 @@ export async function benchCrr(): Promise<void> {
   const sys = await startCriSystem('bench-node');
   const { client, registry, dir } = sys;
   try {
+    /** Per round (the warm-up first): ms until the machine was quiet before the requests. */
+    const waited: number[] = [];
     const round = async (prefix: string, count: number) => {
       const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
       await Promise.all(
@@ -51,8 +54,9 @@ export async function benchCrr(): Promise<void> {
         120_000,
         200,
       );
-      // Let pod start-up (status writes, restarts of the previous round) settle before measuring.
-      await new Promise((r) => setTimeout(r, 3000));
+      // Let pod start-up (status writes, restarts of the previous round) settle before measuring:
+      // the requests go once the machine is mostly idle for a second (20 s at most), not after a fixed pause.
+      waited.push(await untilQuiet());
       // Open the bench client's connections first: TLS handshakes of the load generator are not CRR latency.
       await Promise.all(names.map((name) => client.get(Resources.Pod, 'default', name)));
       const sentAt = new Map<string, number>();
@@ -121,7 +125,10 @@ export async function benchCrr(): Promise<void> {
     const rounds: Awaited<ReturnType<typeof round>>[] = [];
     for (let r = 0; r < ROUNDS; r++) rounds.push(await round(`r${r}`, PODS));
     print(
-      `  ${PODS} pods on one local node, one request each, created together; ${ROUNDS} rounds after a warm-up; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}`,
+      `  ${PODS} pods on one local node, one request each, created together; ${ROUNDS} rounds after a warm-up; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}; requests sent once the machine was quiet (busy < 20 % for 1 s) after ${waited
+        .slice(1)
+        .map((ms) => (ms / 1000).toFixed(1))
+        .join('/')} s`,
     );
     if (rounds.some((x) => x.seen !== PODS || x.failed > 0))
       throw new Error('a round lost StopContainer calls or had requests that did not succeed');

@@ -120,10 +120,12 @@ build_images() {  # OCI images by hand: tar layers + sha256sum + JSON, pushed wi
 pod_network() {
   local C="$BASE/containerd" n br=
   exec 9>"/run/lock/cri-stack-cni.lock"; flock 9
+  local addrs; addrs=$(ip -4 -o addr show)
   for n in $(seq 1 254); do
     ip link show "kcni$n" >/dev/null 2>&1 && continue
-    ip -4 -o addr show | grep -q " 10\.88\.$n\." && continue
-    [ -n "$(ip -4 route show "10.88.$n.0/24")" ] && continue
+    grep -q " 10\.88\.$n\." <<<"$addrs" && continue
+    # any route but the default that covers the subnet (a VPN's 10.0.0.0/8, another cluster's pods)
+    [ -n "$(ip -4 route show match "10.88.$n.0/24" | grep -v '^default')" ] && continue
     br=kcni$n; break
   done
   [ -n "$br" ] || { exec 9>&-; log "no free pod subnet in 10.88.1-254.0/24"; return 1; }
