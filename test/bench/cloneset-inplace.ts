@@ -4,6 +4,7 @@ import { type KubeObject, Resources } from '@kruise/runtime';
 import { eventually } from '../support/poll.ts';
 import { LOOP, startCriSystem } from './cri-system.ts';
 import { figure, print, sideBySide } from './figures.ts';
+import { formatWaits, untilQuiet } from './quiet.ts';
 
 const NODE = 'bench-node';
 const PODS = 50;
@@ -37,6 +38,8 @@ export async function inPlaceVsReCreate(): Promise<void> {
       ]);
     const image = (i: number) => `${registry}/busybox:${TAGS[i % 2]}`;
     let current = 0;
+    /** Per round: ms after it until the machine was quiet (busy < 20 % for 1 s), before the next began. */
+    const waited: number[] = [];
     const pods = async () =>
       (await client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=upd' })).items.filter(
         (p) => !p.metadata?.deletionTimestamp,
@@ -99,6 +102,8 @@ export async function inPlaceVsReCreate(): Promise<void> {
       ).catch(() => {
         throw new Error(`the pods ${strategy} replaced were not gone in ${ROUND_TIMEOUT_MS / 1000} s`);
       });
+      // nor what goes on after that (the runtime's and the kernel's cleanup of the old sandboxes)
+      waited.push(await untilQuiet());
       return s;
     };
     await client.create(Resources.CloneSet, {
@@ -133,7 +138,9 @@ export async function inPlaceVsReCreate(): Promise<void> {
       inPlace: () => update('InPlaceIfPossible'),
       reCreate: () => update('ReCreate'),
     });
-    print(`  ${PODS} running pods on one local node, image to a tag of the same digest, maxUnavailable 20%`);
+    print(
+      `  ${PODS} running pods on one local node, image to a tag of the same digest, maxUnavailable 20%; each round (warm-ups too) followed by a wait until the machine was quiet: ${formatWaits(waited)} s`,
+    );
     figure('cloneset.inplace-50', seconds.inPlace, {
       label: `in-place update of ${PODS} pods (until all updated and ready)`,
       unit: 's',

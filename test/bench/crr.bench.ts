@@ -4,7 +4,7 @@ import { Resources } from '@kruise/runtime';
 import { eventually } from '../support/poll.ts';
 import { LOOP, startCriSystem } from './cri-system.ts';
 import { figure, print } from './figures.ts';
-import { untilQuiet } from './quiet.ts';
+import { formatWaits, untilQuiet } from './quiet.ts';
 import { quantile } from './stats.ts';
 
 const PODS = 50;
@@ -125,10 +125,7 @@ export async function benchCrr(): Promise<void> {
     const rounds: Awaited<ReturnType<typeof round>>[] = [];
     for (let r = 0; r < ROUNDS; r++) rounds.push(await round(`r${r}`, PODS));
     print(
-      `  ${PODS} pods on one local node, one request each, created together; ${ROUNDS} rounds after a warm-up; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}; requests sent once the machine was quiet (busy < 20 % for 1 s) after ${waited
-        .slice(1)
-        .map((ms) => (ms / 1000).toFixed(1))
-        .join('/')} s`,
+      `  ${PODS} pods on one local node, one request each, created together; ${ROUNDS} rounds after a warm-up; stops seen ${rounds.map((x) => x.seen).join('/')}, not Succeeded ${rounds.map((x) => x.failed).join('/')}; requests sent once the machine was quiet (busy < 20 % for 1 s) after ${formatWaits(waited.slice(1))} s`,
     );
     if (rounds.some((x) => x.seen !== PODS || x.failed > 0))
       throw new Error('a round lost StopContainer calls or had requests that did not succeed');

@@ -25,3 +25,8 @@ export async function untilQuiet(busyBelow = 0.2, windowMs = 1000, maxMs = 20_00
     before = now;
   }
 }
+
+/** Waits as `untilQuiet` resolved them, in seconds for a figure's caption: `1.0/1.2/1.0`. */
+export function formatWaits(waitedMs: number[]): string {
+  return waitedMs.map((ms) => (ms / 1000).toFixed(1)).join('/');
+}
