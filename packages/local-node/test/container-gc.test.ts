@@ -46,9 +46,18 @@ describe("deadContainersToRemove (kubelet's container GC, one dead container kep
       [],
     ],
     [
-      'created but never started counts as dead',
-      [c('n', 'p', 'app', 'CONTAINER_CREATED', 2), c('d', 'p', 'app', 'CONTAINER_EXITED', 1)],
-      ['d'],
+      'a restart created but not started yet does not push out the instance it replaces',
+      [c('n', 'p', 'app', 'CONTAINER_CREATED', 3), c('d2', 'p', 'app', 'CONTAINER_EXITED', 2)],
+      [],
+    ],
+    [
+      'an older instance created but never started counts as dead',
+      [
+        c('d2', 'p', 'app', 'CONTAINER_EXITED', 3),
+        c('n', 'p', 'app', 'CONTAINER_CREATED', 2),
+        c('d1', 'p', 'app', 'CONTAINER_EXITED', 1),
+      ],
+      ['n', 'd1'],
     ],
     [
       "another node's pods and containers without kubelet's labels are left alone",

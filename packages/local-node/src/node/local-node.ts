@@ -252,7 +252,11 @@ export class LocalNode {
     try {
       const { containers } = await this.o.cri.listContainers();
       for (const id of deadContainersToRemove(containers, (uid) => this.uidToKey.has(uid)))
-        await this.o.cri.removeContainer(id).catch(() => undefined);
+        await this.o.cri
+          .removeContainer(id)
+          .catch((err) =>
+            this.log.warn({ container: id, err: (err as Error).message }, 'dead container not removed'),
+          );
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'container garbage collection failed');
     }
