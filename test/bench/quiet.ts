@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 
 /** The machine's busy and total CPU time so far (`/proc/stat`, all CPUs, in clock ticks). */
 function cpuTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user … steal; guest and guest_nice (after them) are already counted in user and nice
+  const fields = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map(Number);
   const total = fields.reduce((a, b) => a + b, 0);
   // idle and iowait are the machine waiting
   return { busy: total - fields[3]! - (fields[4] ?? 0), total };

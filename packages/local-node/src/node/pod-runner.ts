@@ -152,15 +152,12 @@ export class PodRunner {
   >();
 
   /**
-   * Per pod UID: its sandbox and containers as a sync last read them (kubelet's PLEG cache), and
-   * the epoch they were read in. A sync whose pod's containers did not change since reads nothing
-   * from the runtime (a pod update such as a readiness-gate condition only recomputes the status);
-   * the relist bumps the epoch when it sees them change (`invalidate`).
+   * Per pod UID: its containers as a sync last read them (kubelet's PLEG cache; the sandbox is in
+   * `sandboxes`), and the epoch they were read in. A sync whose pod's containers did not change
+   * since reads nothing from the runtime (a pod update such as a readiness-gate condition only
+   * recomputes the status); the relist bumps the epoch when it sees them change (`invalidate`).
    */
-  private readonly views = new Map<
-    string,
-    { epoch: number; sandbox: Sandbox; history: Map<string, RuntimeContainer[]> }
-  >();
+  private readonly views = new Map<string, { epoch: number; history: Map<string, RuntimeContainer[]> }>();
   private readonly epochs = new Map<string, number>();
   /** Per pod UID: the statuses of its exited containers, which never change (read once each). */
   private readonly exited = new Map<string, Map<string, RuntimeContainer>>();
@@ -546,7 +543,8 @@ export class PodRunner {
     const fresh = cached?.epoch === epoch ? cached : undefined;
     let sandbox: Sandbox;
     try {
-      sandbox = fresh?.sandbox ?? (await this.sandbox(pod));
+      // a fresh view: the sandbox it was read with still stands, no need to list it again
+      sandbox = (fresh && this.sandboxes.get(pod.metadata.uid)) ?? (await this.sandbox(pod));
     } catch (err) {
       if (!(err instanceof NetworkNotReadyError)) throw err;
       // kubelet's pod worker: the event, and the pod left as it is until the network is ready
@@ -573,7 +571,7 @@ export class PodRunner {
     // Read the runtime again only when a step changed it.
     if (steps.some((x) => x.acted)) history = await this.containers(pod.metadata.uid);
     // kept under the epoch it was read in: a change the relist saw meanwhile leaves it unused
-    this.views.set(pod.metadata.uid, { epoch, sandbox, history });
+    this.views.set(pod.metadata.uid, { epoch, history });
     this.d.prober.update(
       pod.metadata.uid,
       (pod.spec.containers ?? []).flatMap((spec) => {
