@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '@kruise/stack/processes';
+import { freePort } from '@kruise/stack/free-port';
+import { repoRoot } from '@kruise/stack/repo-root';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from './support/free-port.ts';
 
 /**
  * Bad numbers, durations and ports on the command line of each program, run as users run them:

@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient } from '@kruise/runtime';
-import { installKruiseApi, localManagerArgs } from '@kruise/stack/processes';
+import { installKruiseApi } from '@kruise/stack/cluster-bootstrap';
+import { localManagerArgs } from '@kruise/stack/program-recipes';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

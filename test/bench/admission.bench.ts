@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:https';
+import { KruiseResources } from '@kruise/api';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import { installKruiseApi, pointWebhookService, startManagerProcess } from '@kruise/stack/processes';
+import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
+import { startManagerProcess } from '@kruise/stack/program-recipes';
 import { eventually } from '../support/poll.ts';
 import { startControlPlaneProcess } from './control-plane-process.ts';
 import { figure } from './figures.ts';
@@ -125,11 +127,11 @@ export async function benchAdmission(): Promise<void> {
     const ca = Buffer.from(mutating.webhooks[0].clientConfig.caBundle, 'base64').toString();
     agent = new Agent({ keepAlive: true, maxSockets: 64, ca });
     // Objects as stored (defaulted by the webhooks through the API server), then reviewed directly.
-    const job = await client.create(Resources.ImagePullJob, {
+    const job = await client.create(KruiseResources.ImagePullJob, {
       metadata: { name: 'bench-job', namespace: 'default' },
       spec: { image: 'busybox:v1', parallelism: 2, completionPolicy: { type: 'Always' } },
     });
-    const cloneSet = await client.create(Resources.CloneSet, {
+    const cloneSet = await client.create(KruiseResources.CloneSet, {
       metadata: { name: 'bench-cs', namespace: 'default' },
       spec: {
         replicas: 3,

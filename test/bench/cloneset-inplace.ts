@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import type { CloneSet } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { eventually } from '../support/poll.ts';
 import { LOOP, startCriSystem } from './cri-system.ts';
@@ -50,7 +50,7 @@ export async function inPlaceVsReCreate(): Promise<void> {
       const img = image(current);
       const before = new Set((await pods()).map((p) => p.metadata!.uid));
       const t = performance.now();
-      const cs = (await client.mergePatch(Resources.CloneSet, 'default', 'upd', {
+      const cs = (await client.mergePatch(KruiseResources.CloneSet, 'default', 'upd', {
         spec: {
           updateStrategy: { type: strategy },
           template: { spec: { containers: [{ name: 'app', image: img, command: LOOP }] } },
@@ -60,7 +60,7 @@ export async function inPlaceVsReCreate(): Promise<void> {
       try {
         await eventually(
           async () => {
-            const got = (await client.get(Resources.CloneSet, 'default', 'upd')) as CloneSet;
+            const got = (await client.get(KruiseResources.CloneSet, 'default', 'upd')) as CloneSet;
             const s = got.status;
             seen = JSON.stringify({
               observedGeneration: s?.observedGeneration,
@@ -106,7 +106,7 @@ export async function inPlaceVsReCreate(): Promise<void> {
       waited.push(await untilQuiet());
       return s;
     };
-    await client.create(Resources.CloneSet, {
+    await client.create(KruiseResources.CloneSet, {
       metadata: { name: 'upd', namespace: 'default' },
       spec: {
         replicas: PODS,
@@ -123,7 +123,7 @@ export async function inPlaceVsReCreate(): Promise<void> {
     } as KubeObject);
     await eventually(
       async () => {
-        const s = ((await client.get(Resources.CloneSet, 'default', 'upd')) as CloneSet).status;
+        const s = ((await client.get(KruiseResources.CloneSet, 'default', 'upd')) as CloneSet).status;
         return s?.readyReplicas === PODS;
       },
       ROUND_TIMEOUT_MS,
@@ -158,7 +158,7 @@ export async function inPlaceVsReCreate(): Promise<void> {
     );
   } finally {
     // the CloneSet first, so it does not replace the pods the teardown deletes
-    await client.delete(Resources.CloneSet, 'default', 'upd').catch(() => undefined);
+    await client.delete(KruiseResources.CloneSet, 'default', 'upd').catch(() => undefined);
     await sys.stop();
   }
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KruiseResources } from '@kruise/api';
 import { KubeClient, type KubeObject, Resources, retryOnConflict, silentLogger } from '@kruise/runtime';
 import { parse } from 'yaml';
 import { type ManagerApp, parseOptions, startManager } from '../../packages/manager/src/index.ts';
@@ -86,7 +87,7 @@ async function deletePods(client: KubeClient, labelSelector: string): Promise<vo
  * pods created by a plain client, 32 in flight): seconds until every pod exists.
  */
 async function scaleUp(client: KubeClient): Promise<void> {
-  await client.create(Resources.CloneSet, cloneSet('scale', 0) as KubeObject);
+  await client.create(KruiseResources.CloneSet, cloneSet('scale', 0) as KubeObject);
   const seconds = await sideBySide(ROUNDS, {
     raw: async (round) => {
       const t = performance.now();
@@ -105,10 +106,10 @@ async function scaleUp(client: KubeClient): Promise<void> {
     },
     cloneset: async () => {
       const t = performance.now();
-      await client.mergePatch(Resources.CloneSet, 'default', 'scale', { spec: { replicas: REPLICAS } });
+      await client.mergePatch(KruiseResources.CloneSet, 'default', 'scale', { spec: { replicas: REPLICAS } });
       await until(async () => (await podCount(client, 'app=scale')) === REPLICAS, 300_000);
       const s = (performance.now() - t) / 1000;
-      await client.mergePatch(Resources.CloneSet, 'default', 'scale', { spec: { replicas: 0 } });
+      await client.mergePatch(KruiseResources.CloneSet, 'default', 'scale', { spec: { replicas: 0 } });
       await until(async () => (await podCount(client, 'app=scale')) === 0, 300_000);
       return s;
     },
@@ -168,7 +169,7 @@ async function reconcilesPerChange(
   gate: 'off' | 'on',
 ): Promise<void> {
   const names = Array.from({ length: 10 }, (_, i) => `quiet-${gate}-${i}`);
-  for (const n of names) await client.create(Resources.CloneSet, cloneSet(n, 10) as KubeObject);
+  for (const n of names) await client.create(KruiseResources.CloneSet, cloneSet(n, 10) as KubeObject);
   for (const n of names) await until(async () => (await podCount(client, `app=${n}`)) === 10, 60_000);
   const total = () => [...reconciles.values()].reduce((a, b) => a + b, 0);
   const settle = async () => {
@@ -214,7 +215,7 @@ async function reconcilesPerChange(
     unit: 'x',
     digits: 0,
   });
-  for (const n of names) await client.delete(Resources.CloneSet, 'default', n);
+  for (const n of names) await client.delete(KruiseResources.CloneSet, 'default', n);
 }
 
 /** kruise-manager processes measured for (3), one after another. */
@@ -223,7 +224,7 @@ const RSS_ROUNDS = 3;
 /** (3) kruise-manager's RSS (built JS, its own process) with 10 CloneSets x 1,000 pods cached. */
 async function managerRss(kubeconfigPath: string, client: KubeClient, app: ManagerApp): Promise<void> {
   const names = Array.from({ length: 10 }, (_, i) => `big-${i}`);
-  for (const n of names) await client.create(Resources.CloneSet, cloneSet(n, REPLICAS) as KubeObject);
+  for (const n of names) await client.create(KruiseResources.CloneSet, cloneSet(n, REPLICAS) as KubeObject);
   for (const n of names) await until(async () => (await podCount(client, `app=${n}`)) === REPLICAS, 600_000);
   await app.stop();
   // the start-up reconciles (pods seen at start queue their CloneSet with a 3 s → 30 s backoff);

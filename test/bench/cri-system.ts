@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeClient } from '@kruise/runtime';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '@kruise/stack/free-port';
 import { startKruiseSystem } from '../support/kruise-system.ts';
 
 /**

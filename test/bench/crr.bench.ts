@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KruiseResources } from '@kruise/api';
 import { Resources } from '@kruise/runtime';
 import { eventually } from '../support/poll.ts';
 import { LOOP, startCriSystem } from './cri-system.ts';
@@ -67,7 +68,7 @@ export async function benchCrr(): Promise<void> {
         names.map((name) => {
           sentAt.set(name, Date.now());
           return client
-            .create(Resources.ContainerRecreateRequest, {
+            .create(KruiseResources.ContainerRecreateRequest, {
               metadata: { name, namespace: 'default', labels: { 'bench-round': prefix } },
               spec: { podName: name, containers: [{ name: 'app' }] },
             })
@@ -81,7 +82,7 @@ export async function benchCrr(): Promise<void> {
       // Only this round's requests, every 100 ms: the observer should not load the API server it measures.
       const crrs = async () =>
         (
-          await client.list(Resources.ContainerRecreateRequest, {
+          await client.list(KruiseResources.ContainerRecreateRequest, {
             namespace: 'default',
             labelSelector: `bench-round=${prefix}`,
           })

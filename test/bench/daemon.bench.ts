@@ -3,14 +3,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kubeTime } from '@kruise/api';
+import { KruiseResources } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { CriClient } from '@kruise/cri/client';
+import { kubeTime } from '@kruise/kube-compat';
 import { EventRecorder, KubeClient, Resources, silentLogger } from '@kruise/runtime';
+import { freePort } from '@kruise/stack/free-port';
 import { parse } from 'yaml';
 import { ImagePuller } from '../../packages/daemon/src/imagepuller/puller.ts';
 import { CriImageService } from '../../packages/daemon/src/runtime/cri-image-service.ts';
-import { freePort } from '../support/free-port.ts';
 import { eventually } from '../support/poll.ts';
 import { buildPackage } from './build.ts';
 import { DaemonProcess } from './daemon-process.ts';
@@ -108,7 +109,7 @@ export async function benchDaemon(): Promise<void> {
     // Cold pull of big:v1 (80 MiB): direct CRI PullImage vs through the kruise-daemon process
     // (NodeImage spec write -> the daemon logs the image pulled), order alternating each round.
     const big = `${registry}/big`;
-    await client.create(Resources.NodeImage, { metadata: { name: 'pull' }, spec: {} });
+    await client.create(KruiseResources.NodeImage, { metadata: { name: 'pull' }, spec: {} });
     const puller = await startDaemon('pull');
     const cold = async () => {
       await cri.removeImage(`${big}:v1`);
@@ -123,10 +124,10 @@ export async function benchDaemon(): Promise<void> {
       },
       'kruise-daemon': async (round) => {
         await cold();
-        const ni = await client.get(Resources.NodeImage, undefined, 'pull');
+        const ni = await client.get(KruiseResources.NodeImage, undefined, 'pull');
         const pulled = puller.logged((l) => l.msg === 'image pulled' && l.image === `${big}:v1`);
         const t = performance.now();
-        await client.update(Resources.NodeImage, {
+        await client.update(KruiseResources.NodeImage, {
           ...ni,
           spec: { images: { [big]: { tags: [tagSpec('v1', round)] } } },
         });
@@ -165,7 +166,7 @@ export async function benchDaemon(): Promise<void> {
       () => inFlight--,
     );
     const tags = Array.from({ length: 20 }, (_, i) => tagSpec(`missing-${i}`));
-    await client.create(Resources.NodeImage, {
+    await client.create(KruiseResources.NodeImage, {
       metadata: { name: 'capped' },
       spec: {
         images: {
@@ -224,7 +225,7 @@ export async function benchDaemon(): Promise<void> {
           },
           spec: { nodeName: node, containers: [{ name: 'c', image: `${registry}/busybox:v1` }] },
         });
-      await client.create(Resources.NodeImage, {
+      await client.create(KruiseResources.NodeImage, {
         metadata: { name: node },
         spec: {
           images: Object.fromEntries(
@@ -236,7 +237,7 @@ export async function benchDaemon(): Promise<void> {
       rssAtStart.push(daemon.rssMB());
       await eventually(
         async () =>
-          (await client.get(Resources.NodeImage, undefined, node)).status?.succeeded === SMALL_IMAGES,
+          (await client.get(KruiseResources.NodeImage, undefined, node)).status?.succeeded === SMALL_IMAGES,
         180_000,
         250,
       );

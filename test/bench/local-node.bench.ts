@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import { type Program, startLocalNodeProcess } from '@kruise/stack/processes';
+import { freePort } from '@kruise/stack/free-port';
+import type { Program } from '@kruise/stack/program';
+import { startLocalNodeProcess } from '@kruise/stack/program-recipes';
 import { criStackRunner } from '@kruise/stack/runtime-stack';
-import { freePort } from '../support/free-port.ts';
 import { eventually } from '../support/poll.ts';
 import { figure, print } from './figures.ts';
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KruiseResources } from '@kruise/api';
 import {
   KubeClient,
   type KubeObject,
@@ -68,7 +69,7 @@ const options = () =>
 async function tagged(app: ManagerApp, image: string, nodes: number): Promise<void> {
   // The controllers' own informer (the same trim, or the factory refuses a second form).
   const nodeImages = app.manager.informers.informerFor<KubeObject>({
-    resource: Resources.NodeImage,
+    resource: KruiseResources.NodeImage,
     transform: withoutManagedFields,
   });
   await eventually(
@@ -87,7 +88,7 @@ async function fanOutOnce(
 ): Promise<number> {
   const image = `fan${round}`;
   const t = performance.now();
-  await client.create(Resources.ImagePullJob, {
+  await client.create(KruiseResources.ImagePullJob, {
     metadata: { name: `fanout-${round}`, namespace: 'default' },
     spec: { image: `${image}:v1`, parallelism: nodes, completionPolicy: { type: 'Always' } },
   });
@@ -97,13 +98,15 @@ async function fanOutOnce(
 
 /** Seconds for a plain client to GET + PUT every NodeImage once, 16 in flight (the raw write rate). */
 async function rawWrites(client: KubeClient, round: number): Promise<number> {
-  const names = (await client.listAll(Resources.NodeImage)).items.map((n) => n.metadata?.name as string);
+  const names = (await client.listAll(KruiseResources.NodeImage)).items.map(
+    (n) => n.metadata?.name as string,
+  );
   const t = performance.now();
   await pool(names, 16, (name) =>
     retryOnConflict(
       async () => {
-        const ni = await client.get(Resources.NodeImage, undefined, name);
-        await client.update(Resources.NodeImage, {
+        const ni = await client.get(KruiseResources.NodeImage, undefined, name);
+        await client.update(KruiseResources.NodeImage, {
           ...ni,
           metadata: { ...ni.metadata, annotations: { touched: `raw-${round}` } },
         });
@@ -122,12 +125,12 @@ async function rawWrites(client: KubeClient, round: number): Promise<number> {
 async function nodeImagesReady(client: KubeClient, nodes: number): Promise<void> {
   await eventually(
     async () =>
-      (await client.list(Resources.NodeImage, { limit: 1 })).metadata.remainingItemCount === nodes - 1,
+      (await client.list(KruiseResources.NodeImage, { limit: 1 })).metadata.remainingItemCount === nodes - 1,
     300_000,
     1000,
   );
   await eventually(
-    async () => (await client.listAll(Resources.NodeImage)).items.every((n) => n.status),
+    async () => (await client.listAll(KruiseResources.NodeImage)).items.every((n) => n.status),
     300_000,
     1000,
   );
@@ -198,14 +201,14 @@ async function storm(client: KubeClient, app: ManagerApp): Promise<void> {
   for (let i = 0; i < images; i++)
     for (let j = 0; j < tags; j++) jobs.push({ name: `storm-${i}-${j}`, image: `storm${i}:t${j}` });
   await pool(jobs, 16, (j) =>
-    client.create(Resources.ImagePullJob, {
+    client.create(KruiseResources.ImagePullJob, {
       metadata: { name: j.name, namespace: 'default' },
       spec: { image: j.image, parallelism: 1, completionPolicy: { type: 'Always' } },
     }),
   );
   const node = 'node-0000';
   await until(async () => {
-    const ni = await client.get(Resources.NodeImage, undefined, node);
+    const ni = await client.get(KruiseResources.NodeImage, undefined, node);
     const mine = Object.entries(ni.spec?.images ?? {}).filter(([k]) => k.startsWith('storm'));
     return mine.length === images && mine.every(([, v]: [string, any]) => v.tags.length === tags);
   }, 60_000);
@@ -222,10 +225,10 @@ async function storm(client: KubeClient, app: ManagerApp): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     await settle();
     const before = total();
-    const ni = await client.get(Resources.NodeImage, undefined, node);
+    const ni = await client.get(KruiseResources.NodeImage, undefined, node);
     const image = `storm${round}`;
     const version = ni.spec.images[image].tags.find((t: any) => t.tag === 't0').version;
-    await client.mergePatchStatus(Resources.NodeImage, undefined, node, {
+    await client.mergePatchStatus(KruiseResources.NodeImage, undefined, node, {
       status: {
         desired: 0,
         imageStatuses: { [image]: { tags: [{ tag: 't0', phase: 'Pulling', version, progress: 40 }] } },

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import type { CloneSet } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 
 /** A pod as the API returns it. */
@@ -27,9 +27,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   // the CloneSets first, so they do not replace the pods the system's stop deletes
-  const sets = await sys?.client.list(Resources.CloneSet, { namespace: 'default' }).catch(() => undefined);
+  const sets = await sys?.client
+    .list(KruiseResources.CloneSet, { namespace: 'default' })
+    .catch(() => undefined);
   for (const cs of sets?.items ?? [])
-    await sys.client.delete(Resources.CloneSet, 'default', cs.metadata!.name!).catch(() => undefined);
+    await sys.client.delete(KruiseResources.CloneSet, 'default', cs.metadata!.name!).catch(() => undefined);
   await sys?.stop();
 });
 
@@ -56,7 +58,8 @@ const pods = async (name: string) =>
   )
     .filter((p) => !p.metadata?.deletionTimestamp)
     .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
-const get = async (name: string) => (await sys.client.get(Resources.CloneSet, 'default', name)) as CloneSet;
+const get = async (name: string) =>
+  (await sys.client.get(KruiseResources.CloneSet, 'default', name)) as CloneSet;
 /** Waits until the CloneSet observed its generation and `check` holds on its status and pods. */
 const settled = (
   name: string,
@@ -71,14 +74,14 @@ const settled = (
     return check(s, p) ? s : undefined;
   }, ms);
 const setImage = (name: string, img: string) =>
-  sys.client.mergePatch(Resources.CloneSet, 'default', name, {
+  sys.client.mergePatch(KruiseResources.CloneSet, 'default', name, {
     spec: { template: { spec: { containers: [{ name: 'app', image: img, command: LOOP }] } } },
   });
 const status = (p: Pod) => p.status!.containerStatuses![0]!;
 
 describe('CloneSet on a real node', () => {
   it('scales with the defaults: pods run, become Ready through both readiness gates, and are counted', async () => {
-    await sys.client.create(Resources.CloneSet, cloneSet('web', { replicas: 3 }));
+    await sys.client.create(KruiseResources.CloneSet, cloneSet('web', { replicas: 3 }));
     const s = await settled('web', (st, p) => p.length === 3 && st.availableReplicas === 3);
     expect(s).toMatchObject({ replicas: 3, readyReplicas: 3, updatedReplicas: 3, updatedReadyReplicas: 3 });
     for (const p of await pods('web')) {
@@ -96,7 +99,7 @@ describe('CloneSet on a real node', () => {
   });
 
   it('updates the image in place: same pods (UID, IP), restartCount 1, the new imageID', async () => {
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'web', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'web', {
       spec: { updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 1 } },
     });
     const before = await pods('web');
@@ -140,7 +143,7 @@ describe('CloneSet on a real node', () => {
 
   it('partition keeps pods at the old revision (a canary), rollback returns them to it in place', async () => {
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('canary', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible', partition: 1 } }),
     );
     const first = (await settled('canary', (st) => st.availableReplicas === 2)).updateRevision;
@@ -153,7 +156,7 @@ describe('CloneSet on a real node', () => {
     expect(s.expectedUpdatedReplicas).toBe(1);
     expect((await pods('canary')).map((p) => status(p).image).sort()).toEqual([image('v1'), image('v2')]);
     // back to the first template with the partition lifted: the canary returns in place
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'canary', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'canary', {
       spec: {
         updateStrategy: { partition: 0 },
         template: { spec: { containers: [{ name: 'app', image: image('v1'), command: LOOP }] } },
@@ -183,7 +186,7 @@ describe('CloneSet on a real node', () => {
       },
     });
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('envy', {
         replicas: 1,
         updateStrategy: { type: 'InPlaceIfPossible' },
@@ -192,7 +195,7 @@ describe('CloneSet on a real node', () => {
     );
     await settled('envy', (st) => st.availableReplicas === 1);
     const [before] = await pods('envy');
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'envy', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'envy', {
       spec: { template: template('v2', 'v2') },
     });
     await settled('envy', (st, p) => st.updatedAvailableReplicas === 1 && p.every((x) => status(x).ready));
@@ -210,7 +213,7 @@ describe('CloneSet on a real node', () => {
 
   it('maxUnavailable 1 paces an in-place update: never more than one pod unavailable, one after another', async () => {
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('paced', {
         replicas: 3,
         // each restarted pod stays unavailable 2 s more: an update that ignored the bound would show
@@ -246,12 +249,12 @@ describe('CloneSet on a real node', () => {
 
   it('paused: the template change updates no pod, a scale-up still happens; resuming updates them in place', async () => {
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('held', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }),
     );
     await settled('held', (st, p) => p.length === 2 && st.availableReplicas === 2, 60_000);
     const before = await pods('held');
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'held', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'held', {
       spec: {
         replicas: 3,
         updateStrategy: { paused: true },
@@ -266,7 +269,7 @@ describe('CloneSet on a real node', () => {
     for (const p of old) expect(status(p)).toMatchObject({ image: image('v1'), restartCount: 0 });
     expect(paused.updatedReplicas).toBe(1);
     expect(paused.currentRevision).not.toBe(paused.updateRevision);
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'held', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'held', {
       spec: { updateStrategy: { paused: false } },
     });
     const done = await settled(
@@ -294,18 +297,18 @@ describe('CloneSet on a real node', () => {
       `docker://${image(tag)}`,
     ]);
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('pre', { replicas: 4, updateStrategy: { type: 'InPlaceIfPossible', partition: 4 } }),
     );
     await settled('pre', (st, p) => p.length === 4 && st.availableReplicas === 4, 60_000);
     // the node's NodeImage (made once the node has been Ready for --nodeimage-creation-delay, 30 s):
     // a job that finds no NodeImage to pull on completes at once with nothing pulled, as upstream's
-    await until(() => sys.client.get(Resources.NodeImage, '', NODE).catch(() => undefined), 60_000);
+    await until(() => sys.client.get(KruiseResources.NodeImage, '', NODE).catch(() => undefined), 60_000);
     const uid = (await get('pre')).metadata!.uid;
     await setImage('pre', image(tag));
     const owned = async () =>
       (
-        (await sys.client.list(Resources.ImagePullJob, { namespace: 'default' })).items as KubeObject[]
+        (await sys.client.list(KruiseResources.ImagePullJob, { namespace: 'default' })).items as KubeObject[]
       ).filter((j) => j.metadata?.ownerReferences?.some((o: { uid: string }) => o.uid === uid));
     const job = await until(async () => {
       const [j] = await owned();
@@ -314,13 +317,13 @@ describe('CloneSet on a real node', () => {
     expect(job.spec.image).toBe(image(tag));
     expect(job.status).toMatchObject({ desired: 1, succeeded: 1, failed: 0 });
     // the node reports the image as pulled, while every pod still runs the old one (partition 4; upstream pre-downloads only for more than 3 replicas)
-    const nodeImage = (await sys.client.get(Resources.NodeImage, '', NODE)) as KubeObject;
+    const nodeImage = (await sys.client.get(KruiseResources.NodeImage, '', NODE)) as KubeObject;
     const [repo] = image(tag).split(`:${tag}`);
     const tags = nodeImage.status?.imageStatuses?.[repo!]?.tags ?? [];
     expect(tags.map((t: { tag: string }) => t.tag)).toContain(tag);
     for (const p of await pods('pre')) expect(status(p).image).toBe(image('v1'));
     // the update itself then finds the image on the node; once done the job is removed
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'pre', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'pre', {
       spec: { updateStrategy: { partition: 0 } },
     });
     const done = await settled('pre', (st) => st.updatedAvailableReplicas === 4, 60_000);
@@ -333,7 +336,7 @@ describe('CloneSet on a real node', () => {
   it('a pod marked specified-delete waits for the preDelete hook, then is replaced', async () => {
     const hook = { 'example.io/block': 'true' };
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('hooked', {
         replicas: 2,
         lifecycle: { preDelete: { labelsHandler: hook, markPodNotReady: true } },
@@ -398,7 +401,7 @@ describe('CloneSet on a real node', () => {
     };
     const idOf = (p: Pod) => p.metadata!.labels!['apps.kruise.io/cloneset-instance-id']!;
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('vols', {
         replicas: 2,
         volumeClaimTemplates: [
@@ -464,7 +467,7 @@ describe('CloneSet on a real node', () => {
     expect(await claims()).toEqual([first, second].map((p) => `data-vols-${idOf(p!)}`).sort());
 
     // disablePVCReuse: the claim goes with its pod; the replacement gets a new id and an empty volume
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'vols', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'vols', {
       spec: { scaleStrategy: { disablePVCReuse: true } },
     });
     await settled('vols', (st) => st.availableReplicas === 2);
@@ -479,7 +482,7 @@ describe('CloneSet on a real node', () => {
     expect(await inPod(fresh.metadata!.name!, 'ls /data')).toBe('');
 
     // scale-in takes the pod and its claim
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'vols', { spec: { replicas: 1 } });
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'vols', { spec: { replicas: 1 } });
     await settled('vols', (st, p) => p.length === 1 && st.replicas === 1, 60_000);
     const [kept] = await pods('vols');
     await until(async () => ((await claims()).length === 1 ? true : undefined));
@@ -506,7 +509,7 @@ describe('CloneSet on a real node', () => {
       },
     });
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('sized', {
         replicas: 1,
         updateStrategy: { type: 'InPlaceIfPossible' },
@@ -516,7 +519,7 @@ describe('CloneSet on a real node', () => {
     await settled('sized', (st, p) => st.availableReplicas === 1 && p.length === 1, 60_000);
     const [before] = await pods('sized');
     expect(status(before!).resources).toMatchObject({ limits: { cpu: '200m' } });
-    await sys.client.mergePatch(Resources.CloneSet, 'default', 'sized', {
+    await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'sized', {
       spec: { template: sized('150m', '300m') },
     });
     const readiness: string[] = [];

@@ -1,3 +1,4 @@
+import { KruiseResources } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podLog } from '../support/pod-log.ts';
@@ -46,7 +47,7 @@ const prioTemplate = (changed: string) => ({
 beforeAll(async () => {
   sys = await startSystem('launch-node');
   // Both scenarios run side by side: each release waits for the local node's next start attempt.
-  await sys.client.create(Resources.CloneSet, {
+  await sys.client.create(KruiseResources.CloneSet, {
     metadata: { name: 'prio', namespace: NS },
     spec: {
       replicas: 1,
@@ -71,7 +72,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // the CloneSet first, so it does not replace the pod the system's stop deletes
-  await sys?.client.delete(Resources.CloneSet, NS, 'prio').catch(() => undefined);
+  await sys?.client.delete(KruiseResources.CloneSet, NS, 'prio').catch(() => undefined);
   await sys?.stop();
 });
 
@@ -123,7 +124,9 @@ describe('container launch priority (manager, local node, containerd)', () => {
 
   it('updates the CloneSet pod in place in batches by priority: sidecar first, app once sidecar is Ready', async () => {
     const before = await readyPod((p) => p.metadata?.labels?.app === 'prio');
-    await sys.client.mergePatch(Resources.CloneSet, NS, 'prio', { spec: { template: prioTemplate('v2') } });
+    await sys.client.mergePatch(KruiseResources.CloneSet, NS, 'prio', {
+      spec: { template: prioTemplate('v2') },
+    });
     const restarted = (p: KubeObject, c: string) =>
       p.status.containerStatuses.find((s: any) => s.name === c && s.ready && s.restartCount === 1);
     const after = await readyPod(

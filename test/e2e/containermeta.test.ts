@@ -2,16 +2,21 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  CRI_CONTAINER_HASH_ANNOTATION,
-  CRI_POD_UID_LABEL,
   expectedEnvFromMetadataHash,
-  parseKubeletContainerHash,
+  KruiseResources,
   RUNTIME_CONTAINERS_META_ANNOTATION,
 } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { CriClient } from '@kruise/cri/client';
+import {
+  CRI_CONTAINER_HASH_ANNOTATION,
+  CRI_POD_UID_LABEL,
+  parseKubeletContainerHash,
+} from '@kruise/kube-compat';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import { type Program, repoRoot, startDaemonProcess, startLocalNodeProcess } from '@kruise/stack/processes';
+import type { Program } from '@kruise/stack/program';
+import { startDaemonProcess, startLocalNodeProcess } from '@kruise/stack/program-recipes';
+import { repoRoot } from '@kruise/stack/repo-root';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { LOOP, until } from './env.ts';
@@ -53,7 +58,7 @@ beforeAll(async () => {
   };
   const cs = await until(() =>
     client
-      .create(Resources.CloneSet, {
+      .create(KruiseResources.CloneSet, {
         metadata: { name: 'web', namespace: NS },
         spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template },
       })

@@ -1,4 +1,4 @@
-import type { ContainerRecreateRequest } from '@kruise/api';
+import { type ContainerRecreateRequest, KruiseResources } from '@kruise/api';
 import { CriClient } from '@kruise/cri/client';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,14 +38,14 @@ async function runningPod(name: string, tweak: (spec: any) => void = () => {}): 
 }
 
 const crr = (name: string, podName: string, spec: Record<string, unknown>) =>
-  sys.client.create<Crr>(Resources.ContainerRecreateRequest, {
+  sys.client.create<Crr>(KruiseResources.ContainerRecreateRequest, {
     metadata: { name, namespace: NS },
     spec: { podName, ...spec },
   });
 
 const completed = (name: string, timeoutMs = 30_000) =>
   until(async () => {
-    const c = await sys.client.get<Crr>(Resources.ContainerRecreateRequest, NS, name);
+    const c = await sys.client.get<Crr>(KruiseResources.ContainerRecreateRequest, NS, name);
     return c.status?.phase === 'Completed' ? c : undefined;
   }, timeoutMs);
 
@@ -85,7 +85,7 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
     expect(status(after, 'sidecar').restartCount).toBe(0);
     expect(secs(done.status!.completionTime!) - secs(app.state.running.startedAt)).toBeGreaterThanOrEqual(3);
     await until(async () => {
-      const { items } = await sys.client.list(Resources.ContainerRecreateRequest, { namespace: NS });
+      const { items } = await sys.client.list(KruiseResources.ContainerRecreateRequest, { namespace: NS });
       return items.find(
         (c) => c.metadata?.name === 'single' && !c.metadata.labels?.['crr.apps.kruise.io/active'],
       );
@@ -185,7 +185,7 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
     ]);
     expect(held.p.status.conditions.find((x: any) => x.type === 'Ready').status).toBe('False');
     expect(status(held.p, 'app').containerID).toBe(before.containerID);
-    const mid = await sys.client.get<Crr>(Resources.ContainerRecreateRequest, NS, 'unready');
+    const mid = await sys.client.get<Crr>(KruiseResources.ContainerRecreateRequest, NS, 'unready');
     expect(mid.metadata?.finalizers).toContain('crr.apps.kruise.io/unready-acquired');
     const acquired = mid.metadata?.annotations?.['crr.apps.kruise.io/unready-acquired'];
     expect(acquired).toBeTruthy();
@@ -201,8 +201,8 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
     );
     await until(
       async () =>
-        !(await sys.client.get<Crr>(Resources.ContainerRecreateRequest, NS, 'unready')).metadata?.finalizers
-          ?.length,
+        !(await sys.client.get<Crr>(KruiseResources.ContainerRecreateRequest, NS, 'unready')).metadata
+          ?.finalizers?.length,
     );
   });
 
@@ -231,7 +231,7 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
     await crr('gone', 'gone', { containers: [{ name: 'app' }] });
     await until(
       async () =>
-        (await sys.client.get<Crr>(Resources.ContainerRecreateRequest, NS, 'gone')).status?.phase ===
+        (await sys.client.get<Crr>(KruiseResources.ContainerRecreateRequest, NS, 'gone')).status?.phase ===
         'Recreating',
     );
     await sys.client.delete(Resources.Pod, NS, 'gone', { gracePeriodSeconds: 3 });
@@ -362,7 +362,7 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
       ],
     ];
     for (const [name, spec, message] of cases) expect(await deny(name, spec), name).toBe(message);
-    const { items } = await sys.client.list(Resources.ContainerRecreateRequest, { namespace: NS });
+    const { items } = await sys.client.list(KruiseResources.ContainerRecreateRequest, { namespace: NS });
     expect(items.filter((c) => c.metadata?.name?.startsWith('d-'))).toEqual([]);
   });
 
@@ -373,7 +373,7 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
       strategy: { unreadyGracePeriodSeconds: 600 },
     });
     const patch = (body: unknown) =>
-      sys.client.mergePatch(Resources.ContainerRecreateRequest, NS, 'immutable', body).catch((e) => e);
+      sys.client.mergePatch(KruiseResources.ContainerRecreateRequest, NS, 'immutable', body).catch((e) => e);
     const hook = 'admission webhook "mcontainerrecreaterequest.kb.io" denied the request: ';
     const spec = await patch({ spec: { activeDeadlineSeconds: 60 } });
     expect([spec.code, spec.message]).toEqual([403, `${hook}spec of ContainerRecreateRequest is immutable`]);
@@ -383,7 +383,7 @@ describe('ContainerRecreateRequest end to end (manager, daemon, local node, cont
     }
     await until(
       async () =>
-        (await sys.client.get<Crr>(Resources.ContainerRecreateRequest, NS, 'immutable')).metadata
+        (await sys.client.get<Crr>(KruiseResources.ContainerRecreateRequest, NS, 'immutable')).metadata
           ?.annotations?.['crr.apps.kruise.io/unready-acquired'],
     );
     const moved = await patch({

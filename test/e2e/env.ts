@@ -1,5 +1,5 @@
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import type { Program } from '@kruise/stack/processes';
+import type { Program } from '@kruise/stack/program';
 import { inject } from 'vitest';
 import { type KruiseSystem, startKruiseSystem } from '../support/kruise-system.ts';
 import { eventually } from '../support/poll.ts';

@@ -1,16 +1,13 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ImagePullJob, NodeImage } from '@kruise/api';
+import { type ImagePullJob, KruiseResources, type NodeImage } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
-import {
-  type Program,
-  pointWebhookService,
-  startDaemonProcess,
-  startManagerProcess,
-} from '@kruise/stack/processes';
+import { pointWebhookService } from '@kruise/stack/cluster-bootstrap';
+import { freePort } from '@kruise/stack/free-port';
+import type { Program } from '@kruise/stack/program';
+import { startDaemonProcess, startManagerProcess } from '@kruise/stack/program-recipes';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../support/free-port.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
 /**
@@ -54,14 +51,14 @@ const replicaOf = (identity: string) =>
   managers.find((m) => m.child.exitCode === null && m.output().includes(`"identity":"${identity}"`));
 
 const job = (name: string, image: string, extra: Record<string, unknown> = {}) =>
-  sys.client.create<ImagePullJob & KubeObject>(Resources.ImagePullJob, {
+  sys.client.create<ImagePullJob & KubeObject>(KruiseResources.ImagePullJob, {
     metadata: { name, namespace: 'default' },
     spec: { image, selector: { names: [NODE] }, completionPolicy: { type: 'Always' }, ...extra },
   });
 /** Waits for a job to complete; on timeout the error names the job's last status. */
 const jobDone = (name: string, timeoutMs = 60_000) =>
   until(async () => {
-    const j = await sys.client.get<ImagePullJob & KubeObject>(Resources.ImagePullJob, 'default', name);
+    const j = await sys.client.get<ImagePullJob & KubeObject>(KruiseResources.ImagePullJob, 'default', name);
     if (j.status?.completionTime) return j;
     throw new Error(`job ${name} not complete, status ${JSON.stringify(j.status)}`);
   }, timeoutMs);
@@ -75,7 +72,10 @@ beforeAll(async () => {
   await pointWebhookService(sys.client, a.webhookPort);
   await until(leaseHolder, 30_000);
   // jobs select this node by name: its NodeImage must exist first (else a job has 0 nodes to pull on)
-  await until(() => sys.client.get(Resources.NodeImage, undefined, NODE).catch(() => undefined), 30_000);
+  await until(
+    () => sys.client.get(KruiseResources.NodeImage, undefined, NODE).catch(() => undefined),
+    30_000,
+  );
   await sys.client.create(Resources.Secret, {
     metadata: { name: 'reg', namespace: 'default' },
     type: 'kubernetes.io/dockerconfigjson',
@@ -130,7 +130,7 @@ async function runningPod(name: string): Promise<KubeObject> {
 const crrCompleted = (name: string) =>
   until(
     async () =>
-      (await sys.client.get(Resources.ContainerRecreateRequest, 'default', name)).status?.phase ===
+      (await sys.client.get(KruiseResources.ContainerRecreateRequest, 'default', name)).status?.phase ===
       'Completed',
   );
 
@@ -141,7 +141,7 @@ describe('faults', () => {
     sys.cp.faults.compactHistory();
     const started = Date.now();
     await job('during-outage', `${sys.registry}/busybox:v2`, { pullSecrets: ['reg'] });
-    await sys.client.create(Resources.ContainerRecreateRequest, {
+    await sys.client.create(KruiseResources.ContainerRecreateRequest, {
       metadata: { name: 'during-outage', namespace: 'default' },
       spec: { podName: 'watch-drop', containers: [{ name: 'app' }] },
     });
@@ -162,7 +162,7 @@ describe('faults', () => {
     expect(err.message).toMatch(
       /^Internal error occurred: failed calling webhook "mimagepulljob\.kb\.io": failed to call webhook: Post "https:\/\/kruise-webhook-service\.kruise-system\.svc:443\/mutate-apps-kruise-io-v1alpha1-imagepulljob\?timeout=30s": dial tcp 127\.0\.0\.1:\d+: connect: connection refused$/,
     );
-    const stored = await sys.client.get(Resources.ImagePullJob, 'default', 'refused').catch((e) => e);
+    const stored = await sys.client.get(KruiseResources.ImagePullJob, 'default', 'refused').catch((e) => e);
     expect(stored.code).toBe(404);
     await pointWebhookService(sys.client, port);
     const created = await job('refused', `${sys.registry}/busybox:v1`);
@@ -223,7 +223,7 @@ describe('faults', () => {
         succeeded: 1,
         failed: 0,
       });
-    const ni = await sys.client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, NODE);
+    const ni = await sys.client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, NODE);
     for (const image of Object.values(ni.spec?.images ?? {}))
       for (const t of image.tags ?? []) {
         const uids = (t.ownerReferences ?? []).map((o) => o.uid);
@@ -318,7 +318,7 @@ describe('faults', () => {
     const still = await sys.client.get(Resources.Pod, 'default', 'runtime-restart');
     expect(still.status.containerStatuses[0].containerID).toBe(before);
     expect(still.status.containerStatuses[0].state.running).toBeTruthy();
-    await sys.client.create(Resources.ContainerRecreateRequest, {
+    await sys.client.create(KruiseResources.ContainerRecreateRequest, {
       metadata: { name: 'after-containerd', namespace: 'default' },
       spec: { podName: 'runtime-restart', containers: [{ name: 'app' }] },
     });

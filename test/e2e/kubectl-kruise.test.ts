@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { CloneSet } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PodDisruptionBudgets } from '../../packages/kubectl-kruise/src/restart-in-place/limits.ts';
@@ -98,7 +98,7 @@ const cloneSet = (name: string, replicas: number, maxUnavailable: number | strin
 /** The fleet: a CloneSet of 4 two-container pods, maxUnavailable 50%. */
 beforeAll(async () => {
   await sys.client.create(
-    Resources.CloneSet,
+    KruiseResources.CloneSet,
     cloneSet('fleet', 4, '50%', {
       containers: ['app', 'side'].map((name) => ({
         name,
@@ -169,7 +169,7 @@ describe('kubectl kruise exec and create ContainerRecreateRequest', () => {
       err: '',
     });
     const done = await until(async () => {
-      const c = await sys.client.get(Resources.ContainerRecreateRequest, 'default', 'hot-app');
+      const c = await sys.client.get(KruiseResources.ContainerRecreateRequest, 'default', 'hot-app');
       return c.status?.phase === 'Completed' ? c : undefined;
     }, 60_000);
     expect(done.status.containerRecreateStates).toEqual([
@@ -210,7 +210,7 @@ describe('kubectl kruise rollout restart --in-place', () => {
     const after = await pods('fleet');
     expect(seen.uids).toEqual(new Set(before.map((p) => p.metadata!.uid)));
     expect(after.map((p) => p.metadata!.uid)).toEqual(before.map((p) => p.metadata!.uid));
-    const cs = await sys.client.get(Resources.CloneSet, 'default', 'fleet');
+    const cs = await sys.client.get(KruiseResources.CloneSet, 'default', 'fleet');
     const record = JSON.parse(cs.metadata!.annotations!['apps.kruise.io/in-place-restart']);
     expect(record).toMatchObject({ reason: 'rotate certs', completedAt: expect.any(String) });
     for (const [i, p] of after.entries()) {
@@ -239,7 +239,7 @@ describe('kubectl kruise rollout restart --in-place', () => {
       err: 'error: interrupted: the in-place restart of cloneset.apps.kruise.io/fleet is not complete; run the command again to resume it\n',
     });
     const pending = JSON.parse(
-      (await sys.client.get(Resources.CloneSet, 'default', 'fleet')).metadata!.annotations![
+      (await sys.client.get(KruiseResources.CloneSet, 'default', 'fleet')).metadata!.annotations![
         'apps.kruise.io/in-place-restart'
       ],
     );
@@ -260,7 +260,7 @@ describe('kubectl kruise rollout restart --in-place', () => {
   it("exits 1 with the request's message when a pod's containers do not come back", async () => {
     // the container refuses to start a second time in the same pod (its emptyDir remembers)
     await sys.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('fragile', 1, 1, {
         volumes: [{ name: 'state', emptyDir: {} }],
         containers: [
@@ -308,7 +308,8 @@ const setImagePods = async () =>
 /** Waits until the CloneSet observed its generation and every pod runs `tag`, ready. */
 const allAt = (tag: string) =>
   until(async () => {
-    const cs = (await sys.client.get(Resources.CloneSet, 'default', 'setimage')) as CloneSet & KubeObject;
+    const cs = (await sys.client.get(KruiseResources.CloneSet, 'default', 'setimage')) as CloneSet &
+      KubeObject;
     if (cs.status?.observedGeneration !== cs.metadata?.generation || cs.status?.updatedReadyReplicas !== 2)
       return undefined;
     const p = await setImagePods();
@@ -318,7 +319,7 @@ const allAt = (tag: string) =>
 
 describe('kubectl kruise set image and rollout on a real node', () => {
   it('set image updates the pods in place: same UIDs, one restart; rollout status follows it; undo too', async () => {
-    await sys.client.create(Resources.CloneSet, {
+    await sys.client.create(KruiseResources.CloneSet, {
       metadata: { name: 'setimage', namespace: 'default' },
       spec: {
         replicas: 2,

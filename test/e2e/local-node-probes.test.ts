@@ -1,8 +1,8 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { CriClient } from '@kruise/cri/client';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { freePort } from '@kruise/stack/free-port';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../support/free-port.ts';
 import { useLocalNode } from '../support/local-node-env.ts';
 import { eventually } from '../support/poll.ts';
 

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { formatKubeletContainerHash, kubeletContainerHash } from '@kruise/api';
+
 import type { CriClient } from '@kruise/cri/client';
+import { formatKubeletContainerHash, kubeletContainerHash } from '@kruise/kube-compat';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';

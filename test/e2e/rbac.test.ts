@@ -1,19 +1,19 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KruiseResources } from '@kruise/api';
 import type { AuditRecord } from '@kruise/control-plane';
 import { ControlPlane } from '@kruise/control-plane';
 import { JUSTIFIED_UNUSED, type PolicyRule } from '@kruise/deploy';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { applyManifests, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
+import type { Program } from '@kruise/stack/program';
 import {
-  applyManifests,
-  type Program,
-  pointWebhookService,
-  repoRoot,
   startDaemonProcess,
   startLocalNodeProcess,
   startManagerProcess,
-} from '@kruise/stack/processes';
+} from '@kruise/stack/program-recipes';
+import { repoRoot } from '@kruise/stack/repo-root';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { assertNoSecretInLogs, LOOP, until } from './env.ts';
@@ -70,7 +70,7 @@ beforeAll(async () => {
   await pointWebhookService(admin, webhookPort);
   programs.push(await startDaemonProcess(await serviceAccountKubeconfig('kruise-daemon'), NODE, socket));
   // jobs select this node by name: its NodeImage must exist first (else a job has 0 nodes to pull on)
-  await until(() => admin.get(Resources.NodeImage, undefined, NODE).catch(() => undefined), 30_000);
+  await until(() => admin.get(KruiseResources.NodeImage, undefined, NODE).catch(() => undefined), 30_000);
 });
 afterAll(async () => {
   await assertNoSecretInLogs(admin, programs);
@@ -96,7 +96,7 @@ const waitFor = <T>(check: () => Promise<T | undefined> | T | undefined, timeout
     for (const p of programs) console.log(`--- ${p.name}\n${p.output().slice(-4000)}`);
     throw err;
   });
-const get = (r: typeof Resources.ImagePullJob, ns: string | undefined, name: string) =>
+const get = (r: typeof KruiseResources.ImagePullJob, ns: string | undefined, name: string) =>
   admin.get(r, ns, name).catch(() => undefined);
 
 /** Whether an audit record is a use of `verb` on `resource` granted by `rule` (namespace-scoped for Roles). */
@@ -123,7 +123,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         ).toString('base64'),
       },
     });
-    await admin.create(Resources.ImagePullJob, {
+    await admin.create(KruiseResources.ImagePullJob, {
       metadata: { name: 'pull', namespace: 'default' },
       spec: {
         image: `${registry()}/busybox:v2`,
@@ -135,7 +135,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       },
     });
     // a second job with the same secret shares its copy (the copy's references are updated)
-    await admin.create(Resources.ImagePullJob, {
+    await admin.create(KruiseResources.ImagePullJob, {
       metadata: { name: 'pull2', namespace: 'default' },
       spec: {
         image: `${registry()}/busybox:v1`,
@@ -146,7 +146,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         completionPolicy: { type: 'Always' },
       },
     });
-    await admin.create(Resources.ImageListPullJob, {
+    await admin.create(KruiseResources.ImageListPullJob, {
       metadata: { name: 'list', namespace: 'default' },
       spec: {
         images: [`${registry()}/busybox:v1`, `${registry()}/pause:v1`],
@@ -155,23 +155,23 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       },
     });
     await waitFor(
-      async () => (await get(Resources.ImagePullJob, 'default', 'pull'))?.status?.succeeded === 1,
+      async () => (await get(KruiseResources.ImagePullJob, 'default', 'pull'))?.status?.succeeded === 1,
       60_000,
     );
     await waitFor(
-      async () => (await get(Resources.ImageListPullJob, 'default', 'list'))?.status?.succeeded === 2,
+      async () => (await get(KruiseResources.ImageListPullJob, 'default', 'list'))?.status?.succeeded === 2,
       60_000,
     );
     // the job is deleted after its TTL (finalizer removed, secret copy released)
-    await waitFor(async () => !(await get(Resources.ImagePullJob, 'default', 'pull')));
+    await waitFor(async () => !(await get(KruiseResources.ImagePullJob, 'default', 'pull')));
     // a node that goes away takes its NodeImage with it
     await admin.create(Resources.Node, {
       metadata: { name: 'spare' },
       status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] },
     });
-    await waitFor(async () => get(Resources.NodeImage, undefined, 'spare'));
+    await waitFor(async () => get(KruiseResources.NodeImage, undefined, 'spare'));
     await admin.delete(Resources.Node, undefined, 'spare');
-    await waitFor(async () => !(await get(Resources.NodeImage, undefined, 'spare')));
+    await waitFor(async () => !(await get(KruiseResources.NodeImage, undefined, 'spare')));
     // a CRR with an unready grace period on a gated pod, deleted after its TTL
     await admin.create(Resources.Pod, {
       metadata: { name: 'web', namespace: 'default' },
@@ -189,7 +189,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         (s: any) => s.ready,
       ),
     );
-    await admin.create(Resources.ContainerRecreateRequest, {
+    await admin.create(KruiseResources.ContainerRecreateRequest, {
       metadata: { name: 'web', namespace: 'default' },
       spec: {
         podName: 'web',
@@ -198,7 +198,10 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         ttlSecondsAfterFinished: 1,
       },
     });
-    await waitFor(async () => !(await get(Resources.ContainerRecreateRequest, 'default', 'web')), 30_000);
+    await waitFor(
+      async () => !(await get(KruiseResources.ContainerRecreateRequest, 'default', 'web')),
+      30_000,
+    );
     // a CRR that runs past its deadline is completed by the manager
     await admin.create(Resources.Pod, {
       metadata: { name: 'slow', namespace: 'default' },
@@ -217,13 +220,13 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     await waitFor(
       async () => (await admin.get(Resources.Pod, 'default', 'slow')).status?.containerStatuses?.[0]?.ready,
     );
-    await admin.create(Resources.ContainerRecreateRequest, {
+    await admin.create(KruiseResources.ContainerRecreateRequest, {
       metadata: { name: 'slow', namespace: 'default' },
       spec: { podName: 'slow', containers: [{ name: 'app' }], activeDeadlineSeconds: 3 },
     });
     await waitFor(
       async () =>
-        (await admin.get(Resources.ContainerRecreateRequest, 'default', 'slow')).status?.message ===
+        (await admin.get(KruiseResources.ContainerRecreateRequest, 'default', 'slow')).status?.message ===
         'recreating has exceeded the activeDeadlineSeconds',
     );
     // containermeta reports runtime-containers-meta on a pod a SidecarSet injected into (pods/status)
@@ -266,10 +269,10 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         ...spec,
       },
     });
-    const status = () => admin.get(Resources.CloneSet, 'default', 'rbac-cs').then((c) => c.status);
+    const status = () => admin.get(KruiseResources.CloneSet, 'default', 'rbac-cs').then((c) => c.status);
     const settled = () =>
       waitFor(async () => {
-        const c = await admin.get(Resources.CloneSet, 'default', 'rbac-cs');
+        const c = await admin.get(KruiseResources.CloneSet, 'default', 'rbac-cs');
         const st = c.status;
         return st?.observedGeneration === c.metadata?.generation &&
           st?.updatedAvailableReplicas === 2 &&
@@ -279,33 +282,33 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
           : undefined;
       }, 60_000);
     const setImage = (tag: string) =>
-      admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
+      admin.mergePatch(KruiseResources.CloneSet, 'default', 'rbac-cs', {
         spec: {
           template: {
             spec: { containers: [{ name: 'app', image: `${registry()}/busybox:${tag}`, command: LOOP }] },
           },
         },
       });
-    await admin.create(Resources.CloneSet, cs({}));
+    await admin.create(KruiseResources.CloneSet, cs({}));
     const first = (await settled()).updateRevision;
     await setImage('v2'); // in place: pods updated
     await settled();
     await setImage('v1'); // rollback: the first revision is renumbered
     expect((await settled()).updateRevision).toBe(first);
     // a metadata-only change: a third revision, the oldest one beyond revisionHistoryLimit goes
-    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
+    await admin.mergePatch(KruiseResources.CloneSet, 'default', 'rbac-cs', {
       spec: { template: { metadata: { annotations: { note: 'x' } } } },
     });
     await settled();
     const [pod] = (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-cs' }))
       .items;
-    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-cs', {
+    await admin.mergePatch(KruiseResources.CloneSet, 'default', 'rbac-cs', {
       spec: { scaleStrategy: { podsToDelete: [pod!.metadata!.name] } },
     });
     await waitFor(
       async () =>
-        (await admin.get(Resources.CloneSet, 'default', 'rbac-cs')).spec?.scaleStrategy?.podsToDelete ===
-        undefined,
+        (await admin.get(KruiseResources.CloneSet, 'default', 'rbac-cs')).spec?.scaleStrategy
+          ?.podsToDelete === undefined,
     );
     await settled();
     expect((await status())?.readyReplicas).toBe(2);
@@ -334,7 +337,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
         const p = await readyPods(replicas);
         return p && also(p) ? p : undefined;
       }, 60_000);
-    await admin.create(Resources.CloneSet, {
+    await admin.create(KruiseResources.CloneSet, {
       metadata: { name: 'rbac-vols', namespace: 'default' },
       spec: {
         replicas: 1,
@@ -364,7 +367,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     });
     await ready(1);
     // scale up: a claim per instance id (list + create)
-    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-vols', { spec: { replicas: 2 } });
+    await admin.mergePatch(KruiseResources.CloneSet, 'default', 'rbac-vols', { spec: { replicas: 2 } });
     const [first, second] = await ready(2);
     expect(await claims()).toEqual([first!, second!].map(claimOf).sort());
     // a deleted pod is replaced under the same instance id, on the same claim
@@ -378,7 +381,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     expect(await claims()).toEqual([first!, second!].map(claimOf).sort());
     // disablePVCReuse: the claim of a terminating pod is handed to that pod (update); a finalizer
     // keeps the pod terminating until the hand-over is seen
-    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-vols', {
+    await admin.mergePatch(KruiseResources.CloneSet, 'default', 'rbac-vols', {
       spec: { scaleStrategy: { disablePVCReuse: true } },
     });
     await admin.mergePatch(Resources.Pod, 'default', second!.metadata!.name!, {
@@ -402,7 +405,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     }, 60_000);
     expect(await claims()).toEqual(replaced.map(claimOf).sort());
     // scale in: the pod and its claim are deleted by the manager
-    await admin.mergePatch(Resources.CloneSet, 'default', 'rbac-vols', { spec: { replicas: 1 } });
+    await admin.mergePatch(KruiseResources.CloneSet, 'default', 'rbac-vols', { spec: { replicas: 1 } });
     const [kept] = await ready(1);
     await waitFor(async () => (await claims()).length === 1);
     expect(await claims()).toEqual([claimOf(kept!)]);

@@ -3,18 +3,14 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KruiseResources } from '@kruise/api';
 import { KubeClient, Resources } from '@kruise/runtime';
+import { freePort } from '@kruise/stack/free-port';
 import type { RunRecord } from '@kruise/stack/leftovers';
-import {
-  type Program,
-  repoRoot,
-  type StartOptions,
-  startProgram,
-  watchProgram,
-} from '@kruise/stack/processes';
+import { type Program, type StartOptions, startProgram, watchProgram } from '@kruise/stack/program';
+import { repoRoot } from '@kruise/stack/repo-root';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../../packages/control-plane/test/kubectl-run.ts';
-import { freePort } from '../support/free-port.ts';
 import { kubectlPath } from '../support/kube-tools.ts';
 import { asNobody } from '../support/nobody.ts';
 import { podLog } from '../support/pod-log.ts';
@@ -128,7 +124,7 @@ describe('pnpm start (the local stack)', () => {
     expect(stack.output()).toContain('running the control plane and kruise-manager only');
     const client = KubeClient.fromString(readFileSync(join(stateDir, 'kubeconfig'), 'utf8'));
     const denied = await client
-      .create(Resources.ImagePullJob, {
+      .create(KruiseResources.ImagePullJob, {
         metadata: { name: 'bad', namespace: 'default' },
         spec: { image: '' },
       })

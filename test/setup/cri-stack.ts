@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@kruise/stack/free-port';
 import type { TestProject } from 'vitest/node';
-import { freePort } from '../support/free-port.ts';
 
 /**
  * Vitest global setup: installs (when missing) and starts the real runtime stack the daemon tests

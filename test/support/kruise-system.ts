@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
+import type { Program } from '@kruise/stack/program';
 import {
-  installKruiseApi,
-  type Program,
-  pointWebhookService,
   startDaemonProcess,
   startLocalNodeProcess,
   startManagerProcess,
-} from '@kruise/stack/processes';
+} from '@kruise/stack/program-recipes';
 import { eventually } from './poll.ts';
 
 /**

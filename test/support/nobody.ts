@@ -1,7 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, type StartOptions } from '@kruise/stack/processes';
+import type { StartOptions } from '@kruise/stack/program';
+import { repoRoot } from '@kruise/stack/repo-root';
 
 /** The unprivileged user tests run programs as (Debian's nobody). */
 export const NOBODY = 65534;

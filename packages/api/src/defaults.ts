@@ -1,9 +1,9 @@
+import { isoTime } from '@kruise/kube-compat';
 import { setPodSpecDefaults, setVolumeClaimTemplateDefaults } from './pod-defaults.ts';
 import type { CloneSet } from './schema/cloneset.ts';
 import type { ImageListPullJob } from './schema/imagelistpulljob.ts';
 import type { ImagePullJob, ImagePullJobTemplate } from './schema/imagepulljob.ts';
 import type { ImageTagPullPolicy, NodeImage } from './schema/nodeimage.ts';
-import { isoTime } from './time.ts';
 
 /** Default pull timeout of one attempt, in seconds. */
 export const DEFAULT_PULL_TIMEOUT_SECONDS = 600;

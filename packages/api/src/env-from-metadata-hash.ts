@@ -1,6 +1,5 @@
+import { deepHashJsonBytes, goMarshal } from '@kruise/kube-compat';
 import type { Container } from 'kubernetes-types/core/v1.js';
-import { deepHashJsonBytes } from './go-hash.ts';
-import { goMarshal } from './go-json.ts';
 
 /** Env names never counted as metadata-derived (SidecarSet's own version variables). */
 const EXCLUDED_ENVS = new Set(['SIDECARSET_VERSION', 'SIDECARSET_VERSION_ALT']);

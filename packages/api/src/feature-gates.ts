@@ -1,3 +1,5 @@
+import { parseFeatureGateFlag } from '@kruise/kube-compat';
+
 /** Kruise's feature gates with upstream's defaults (kruise-manager and kruise-daemon share one set, as upstream's binaries do). */
 export const FEATURE_DEFAULTS: Record<string, boolean> = {
   KruiseDaemon: true,
@@ -10,7 +12,7 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
   PodProbeMarkerGate: true,
   SidecarTerminator: false,
   EnhancedLivenessProbe: false,
-  // CloneSet and the in-place update machinery (reference §1.6).
+  // CloneSet and the in-place update machinery.
   PodWebhook: true,
   CloneSetShortHash: false,
   CloneSetPartitionRollback: false,
@@ -69,19 +71,7 @@ export class FeatureGates {
  * @throws Error naming an unknown gate or a value that is not a boolean.
  */
 export function parseFeatureGates(text: string | undefined): FeatureGates {
-  const values = { ...FEATURE_DEFAULTS };
-  for (const part of (text ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const [name, raw] = part.split('=', 2).map((s) => s?.trim() ?? '') as [string, string];
-    if (!(name in FEATURE_DEFAULTS)) throw new Error(`unrecognized feature gate: ${name}`);
-    if (raw !== 'true' && raw !== 'false')
-      throw new Error(
-        `invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`,
-      );
-    values[name] = raw === 'true';
-  }
+  const values = parseFeatureGateFlag(text, FEATURE_DEFAULTS);
   if (values.PreDownloadImageForInPlaceUpdate || values.PreDownloadImageForDaemonSetUpdate)
     values.ImagePullJobGate = true;
   if (!values.PodWebhook) for (const g of NEED_POD_WEBHOOK) values[g] = false;

@@ -1,22 +1,18 @@
 /**
- * What the manager and daemon use at run time: types (erased), well-known keys, defaults and
- * image references. The TypeBox schemas and CRD rendering live behind `@kruise/api/schemas`, so
- * loading this entry does not load TypeBox.
+ * Kruise's API as the manager and daemon use it at run time: types (erased), where each kind is
+ * served, well-known keys, defaults and feature gates. The Kubernetes- and Go-compatible
+ * computations it builds on are in `@kruise/kube-compat`. The TypeBox schemas and CRD rendering
+ * live behind `@kruise/api/schemas`, so loading this entry does not load TypeBox.
  */
 export * from './defaults.ts';
 export * from './env-from-metadata-hash.ts';
 export * from './feature-gates.ts';
-export * from './go-hash.ts';
-export * from './go-json.ts';
 export * from './group.ts';
-export * from './image-reference.ts';
-export * from './intstr.ts';
+export * from './image-name-tag.ts';
 export * from './keys.ts';
-export * from './kubelet-hash.ts';
-export * from './label-selector.ts';
+export * from './kinds.ts';
 export * from './parallelism.ts';
 export * from './pod-defaults.ts';
-export * from './quantity.ts';
 export type {
   CloneSet,
   CloneSetCondition,
@@ -85,4 +81,3 @@ export type {
   UpdatePriorityWeightTerm,
   UpdateScatterTerm,
 } from './schema/pub.ts';
-export * from './time.ts';

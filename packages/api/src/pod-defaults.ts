@@ -1,3 +1,4 @@
+import { parseImageReference } from '@kruise/kube-compat';
 import type {
   Container,
   EnvVar,
@@ -8,7 +9,6 @@ import type {
   Probe,
   Volume,
 } from 'kubernetes-types/core/v1.js';
-import { parseImageReference } from './image-reference.ts';
 
 /**
  * The Kubernetes defaults Kruise's workload webhooks inject into a pod template (upstream's

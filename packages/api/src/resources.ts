@@ -1,5 +1,6 @@
+import type { ResourceRef } from '@kruise/kube-compat';
 import type { TSchema } from '@sinclair/typebox';
-import { GROUP, VERSION } from './group.ts';
+import { KruiseResources } from './kinds.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
@@ -40,16 +41,21 @@ const AGE: PrinterColumn = {
     'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
 };
 
-const base = { group: GROUP, version: VERSION, categories: [] as string[] };
+/** The names a CRD gives the kind served at `ref` (`NodeImageList`, `nodeimage`), and its scope. */
+const served = (ref: ResourceRef) => ({
+  group: ref.group,
+  version: ref.version,
+  kind: ref.kind,
+  listKind: `${ref.kind}List`,
+  plural: ref.plural,
+  singular: ref.kind.toLowerCase(),
+  scope: ref.namespaced ? ('Namespaced' as const) : ('Cluster' as const),
+  categories: [] as string[],
+});
 
 /** NodeImage (cluster-scoped, one per node). */
 export const NodeImageResource: KruiseResource = {
-  ...base,
-  kind: 'NodeImage',
-  listKind: 'NodeImageList',
-  plural: 'nodeimages',
-  singular: 'nodeimage',
-  scope: 'Cluster',
+  ...served(KruiseResources.NodeImage),
   shortNames: [],
   printerColumns: [
     {
@@ -83,12 +89,7 @@ export const NodeImageResource: KruiseResource = {
 
 /** ImagePullJob. */
 export const ImagePullJobResource: KruiseResource = {
-  ...base,
-  kind: 'ImagePullJob',
-  listKind: 'ImagePullJobList',
-  plural: 'imagepulljobs',
-  singular: 'imagepulljob',
-  scope: 'Namespaced',
+  ...served(KruiseResources.ImagePullJob),
   shortNames: [],
   printerColumns: [
     {
@@ -128,12 +129,7 @@ export const ImagePullJobResource: KruiseResource = {
 
 /** ImageListPullJob. */
 export const ImageListPullJobResource: KruiseResource = {
-  ...base,
-  kind: 'ImageListPullJob',
-  listKind: 'ImageListPullJobList',
-  plural: 'imagelistpulljobs',
-  singular: 'imagelistpulljob',
-  scope: 'Namespaced',
+  ...served(KruiseResources.ImageListPullJob),
   shortNames: [],
   printerColumns: [
     { name: 'TOTAL', type: 'integer', jsonPath: '.status.desired', description: 'Number of image pull job' },
@@ -156,12 +152,7 @@ export const ImageListPullJobResource: KruiseResource = {
 
 /** ContainerRecreateRequest (short name `crr`). */
 export const ContainerRecreateRequestResource: KruiseResource = {
-  ...base,
-  kind: 'ContainerRecreateRequest',
-  listKind: 'ContainerRecreateRequestList',
-  plural: 'containerrecreaterequests',
-  singular: 'containerrecreaterequest',
-  scope: 'Namespaced',
+  ...served(KruiseResources.ContainerRecreateRequest),
   shortNames: ['crr'],
   printerColumns: [
     {
@@ -203,12 +194,7 @@ const wide = (name: string, jsonPath: string, description: string): PrinterColum
 
 /** CloneSet (short name `clone`), with the `scale` subresource HPA and `kubectl scale` use. */
 export const CloneSetResource: KruiseResource = {
-  ...base,
-  kind: 'CloneSet',
-  listKind: 'CloneSetList',
-  plural: 'clonesets',
-  singular: 'cloneset',
-  scope: 'Namespaced',
+  ...served(KruiseResources.CloneSet),
   shortNames: ['clone'],
   printerColumns: [
     count('DESIRED', '.spec.replicas', 'The desired number of pods.'),

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { ApiError } from './errors.ts';
 
 /** A rule that makes matching writes fail with a status. */
@@ -23,11 +24,47 @@ const REASONS: Record<number, string> = {
   504: 'Timeout',
 };
 
-/** Injected failures for tests: writes that fail with a given status. */
+/** Injected failures for tests: writes that fail with a given status, and users cut off by a partition. */
 export class FaultInjector {
   private faults: WriteFault[] = [];
   /** Requests that were failed on purpose. */
   injected = 0;
+  /** Users on the far side of a network partition. */
+  private readonly cutOff = new Set<string>();
+  /** Responses in progress (watches included), by user: what a partition breaks. */
+  private readonly inProgress = new Map<string, Set<ServerResponse>>();
+
+  /**
+   * Follows a request of `username` until its response ends. Returns whether the user is cut off:
+   * then the caller must leave the request unanswered — it is held, never served, until the client
+   * gives up or the partition heals (its connection is then reset), as a request lost in a network
+   * partition is.
+   */
+  admit(username: string, res: ServerResponse): boolean {
+    let open = this.inProgress.get(username);
+    if (!open) {
+      open = new Set();
+      this.inProgress.set(username, open);
+    }
+    open.add(res);
+    res.once('close', () => open.delete(res));
+    return this.cutOff.has(username);
+  }
+
+  /**
+   * Cuts `username` off, as a network partition between that client and the API server: its open
+   * connections (watches, requests in flight) are reset, and its requests from now on get no answer.
+   */
+  partition(username: string): void {
+    this.cutOff.add(username);
+    for (const res of this.inProgress.get(username) ?? []) res.destroy();
+  }
+
+  /** Ends the partition of `username`: the requests it held are reset (never served). */
+  heal(username: string): void {
+    this.cutOff.delete(username);
+    for (const res of this.inProgress.get(username) ?? []) res.destroy();
+  }
 
   /** Makes the next `count` requests of a resource with one of `verbs` fail with `code` (reads and watches too). */
   failRequests(resource: string, count: number, code: number, verbs: string[], username?: string): void {
@@ -44,9 +81,10 @@ export class FaultInjector {
     this.faults.push({ resource, remaining: count, code, ...options });
   }
 
-  /** Removes every injected failure. */
+  /** Removes every injected failure and heals every partition. */
   clear(): void {
     this.faults = [];
+    for (const user of [...this.cutOff]) this.heal(user);
   }
 
   /** Throws the injected error if this request should fail. */

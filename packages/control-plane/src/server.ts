@@ -179,7 +179,14 @@ export class ControlPlane {
     /** Makes the next `count` requests of `resource` with one of `verbs` (e.g. `watch`, `list`) fail with `code`. */
     failRequests: (resource: string, count: number, code: number, verbs: string[], username?: string): void =>
       this.faultInjector.failRequests(resource, count, code, verbs, username),
-    /** Removes injected write failures. */
+    /**
+     * Cuts a user off as a network partition would: its open connections are reset and its requests
+     * get no answer (never served, never audited) until `heal`.
+     */
+    partition: (username: string): void => this.faultInjector.partition(username),
+    /** Ends a user's partition. */
+    heal: (username: string): void => this.faultInjector.heal(username),
+    /** Removes injected failures and heals every partition. */
     clear: (): void => this.faultInjector.clear(),
     /** How many requests failed on purpose so far. */
     injectedCount: (): number => this.faultInjector.injected,

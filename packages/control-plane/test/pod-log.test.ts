@@ -1,5 +1,5 @@
+import { freePort } from '@kruise/stack/free-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../test/support/free-port.ts';
 import type { ControlPlane } from '../src/index.ts';
 import { rawRequest, startControlPlane } from './helpers.ts';
 

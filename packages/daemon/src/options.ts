@@ -1,4 +1,4 @@
-import type { FeatureGates } from '@kruise/api';
+import { type FeatureGates, parseFeatureGates } from '@kruise/api/feature-gates';
 import { durationArgument, listenAddressArgument, parseCommandLine } from '@kruise/runtime/cli/command-line';
 import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -65,7 +65,7 @@ export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = proc
   const o = cmd.opts();
   if (!o.nodeName)
     throw new CommanderError(2, 'kruise.nodeName', 'error: --node-name (or env NODE_NAME) is required');
-  const featureGates = featureGatesFlag(o.featureGates);
+  const featureGates = featureGatesFlag(o.featureGates, parseFeatureGates);
   return {
     nodeName: o.nodeName,
     kubeconfig: o.kubeconfig,

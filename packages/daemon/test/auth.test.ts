@@ -1,6 +1,7 @@
-import type { NodeImage } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
+
 import type { CriClient } from '@kruise/cri/client';
+import { kubeTime } from '@kruise/kube-compat';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
@@ -53,7 +54,7 @@ const dockerconfig = (host: string, user: string, pw: string) => ({
 
 async function pullWith(node: string, secretName: string | undefined, host = reg.host) {
   const now = kubeTime();
-  await client.create(Resources.NodeImage, {
+  await client.create(KruiseResources.NodeImage, {
     metadata: { name: node },
     spec: {
       images: {
@@ -86,7 +87,7 @@ async function pullWith(node: string, secretName: string | undefined, host = reg
   puller.start();
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ni = await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node);
+    const ni = await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, node);
     const s = ni.status?.imageStatuses?.[`${host}/private`]?.tags?.[0];
     if (s?.phase === 'Succeeded' || s?.phase === 'Failed') {
       await puller.stop();

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NodeImage } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
-import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { KruiseResources, type NodeImage } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
+import { EventRecorder, type KubeClient, type KubeObject, silentLogger } from '@kruise/runtime';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chooseImageService } from '../src/app.ts';
@@ -31,7 +31,7 @@ const tag = (t: string) => ({
 });
 
 async function pull(node: string, image: string) {
-  await client.create(Resources.NodeImage, {
+  await client.create(KruiseResources.NodeImage, {
     metadata: { name: node },
     spec: { images: { [image]: { tags: [tag('v1')] } } },
   });
@@ -49,12 +49,14 @@ async function pull(node: string, image: string) {
   puller.start();
   const watcher = setInterval(async () => {
     const s = (
-      await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node).catch(() => undefined)
+      await client
+        .get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, node)
+        .catch(() => undefined)
     )?.status?.imageStatuses?.[image]?.tags?.[0];
     if (s?.phase === 'Pulling' && s.progress !== undefined) seen.add(s.progress);
   }, 15);
   const done = await until(async () => {
-    const s = (await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node)).status
+    const s = (await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, node)).status
       ?.imageStatuses?.[image]?.tags?.[0];
     return s?.phase === 'Succeeded' || s?.phase === 'Failed' ? s : undefined;
   }, 60_000);

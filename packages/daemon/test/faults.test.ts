@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NodeImage } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
+
 import type { ControlPlane } from '@kruise/control-plane';
 import type { CriClient } from '@kruise/cri/client';
-import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
+import { kubeTime } from '@kruise/kube-compat';
+import { EventRecorder, type KubeClient, type KubeObject, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
@@ -40,15 +41,17 @@ const spec = (image: string, tag: string, backoffLimit: number) => ({
   },
 });
 const status = async (node: string, image: string) =>
-  (await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node)).status?.imageStatuses?.[
-    image
-  ]?.tags?.[0];
+  (await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, node)).status
+    ?.imageStatuses?.[image]?.tags?.[0];
 
 describe('faults around a pull', () => {
   it('converges after the daemon is killed mid-pull and restarted: nothing stays Pulling', async () => {
     const image = `${registry}/big`;
     await cri.removeImage(`${image}:v1`);
-    await client.create(Resources.NodeImage, { metadata: { name: 'f-restart' }, spec: spec(image, 'v1', 2) });
+    await client.create(KruiseResources.NodeImage, {
+      metadata: { name: 'f-restart' },
+      spec: spec(image, 'v1', 2),
+    });
     writeFileSync(join(stackDir, 'daemon-kubeconfig'), cp.kubeconfig());
     const startDaemon = (): ChildProcess =>
       spawn(
@@ -78,7 +81,7 @@ describe('faults around a pull', () => {
     expect(done.progress).toBe(100);
     // no pull left running in containerd (the killed daemon's PullImage ended with it or was joined)
     await until(async () => ((await cri.contentStatuses()).statuses.length === 0 ? true : undefined), 15_000);
-    const ni = await client.get(Resources.NodeImage, undefined, 'f-restart');
+    const ni = await client.get(KruiseResources.NodeImage, undefined, 'f-restart');
     expect(ni.status.imageStatuses[image].tags.filter((t: any) => t.tag === 'v1')).toHaveLength(1);
     const exited = new Promise((r) => second.once('exit', r));
     second.kill('SIGTERM');
@@ -91,7 +94,7 @@ describe('faults around a pull', () => {
     process.kill(pid, 'SIGSTOP');
     const image = `${registry}/busybox`;
     await cri.removeImage(`${image}:v2`);
-    await client.create(Resources.NodeImage, {
+    await client.create(KruiseResources.NodeImage, {
       metadata: { name: 'f-registry' },
       spec: {
         images: {
@@ -140,13 +143,13 @@ describe('faults around a pull', () => {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    const ni = await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, 'f-registry');
+    const ni = await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, 'f-registry');
     const tags = ni.spec!.images![image]!.tags.map((t) => ({
       ...t,
       version: 1,
       pullPolicy: { ...t.pullPolicy, timeoutSeconds: 20 },
     }));
-    await client.update(Resources.NodeImage, { ...ni, spec: { images: { [image]: { tags } } } });
+    await client.update(KruiseResources.NodeImage, { ...ni, spec: { images: { [image]: { tags } } } });
     const ok = await until(async () => {
       const s = await status('f-registry', image);
       return s?.phase === 'Succeeded' && s.version === 1 ? s : undefined;

@@ -2,8 +2,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@kruise/stack/free-port';
 import bcrypt from 'bcryptjs';
-import { freePort } from '../../../test/support/free-port.ts';
 import type { TokenServer } from './token-server.ts';
 
 /** A registry with basic auth (htpasswd), started and stopped by PID, plain HTTP on loopback. */

@@ -3,10 +3,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NodeImage } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
+
 import { ControlPlane } from '@kruise/control-plane';
-import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { kubeTime } from '@kruise/kube-compat';
+import { KubeClient, type KubeObject } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { eventually } from '../../../test/support/poll.ts';
@@ -72,7 +73,7 @@ describe('kruise-daemon process', () => {
   it('serves /healthz and /metrics, pulls what its NodeImage asks, and stops cleanly on SIGTERM', async () => {
     const image = `${registry}/busybox`;
     const now = kubeTime();
-    await client.create(Resources.NodeImage, {
+    await client.create(KruiseResources.NodeImage, {
       metadata: { name: 'proc-node' },
       spec: {
         images: {
@@ -105,7 +106,7 @@ describe('kruise-daemon process', () => {
     expect(health.status).toBe(200);
     await until(
       async () =>
-        (await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, 'proc-node')).status
+        (await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, 'proc-node')).status
           ?.succeeded === 1,
     );
     const metrics = await (await fetch(`http://127.0.0.1:${started}/metrics`)).text();

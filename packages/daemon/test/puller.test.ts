@@ -1,6 +1,7 @@
-import type { NodeImage } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
+
 import type { CriClient } from '@kruise/cri/client';
+import { kubeTime } from '@kruise/kube-compat';
 import { EventRecorder, type KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
@@ -31,7 +32,7 @@ async function startPuller(
   images: Record<string, unknown>,
   extra: Partial<ConstructorParameters<typeof ImagePuller>[0]> = {},
 ) {
-  await client.create(Resources.NodeImage, { metadata: { name: node }, spec: { images } });
+  await client.create(KruiseResources.NodeImage, { metadata: { name: node }, spec: { images } });
   const puller = new ImagePuller({
     node,
     client,
@@ -48,7 +49,7 @@ async function startPuller(
   return puller;
 }
 
-const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, n);
+const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, n);
 const tagStatus = async (n: string, image: string, t: string) =>
   (await nodeImage(n)).status?.imageStatuses?.[image]?.tags?.find((s) => s.tag === t);
 
@@ -140,7 +141,7 @@ describe('ImagePuller on containerd', () => {
       (await tagStatus('p-change', image, 'v2'))?.phase === 'Succeeded' ? true : undefined,
     );
     const ni = await nodeImage('p-change');
-    await client.update(Resources.NodeImage, {
+    await client.update(KruiseResources.NodeImage, {
       ...ni,
       spec: { images: { [image]: { tags: [tag('v2', 1)] } } },
     });
@@ -150,7 +151,7 @@ describe('ImagePuller on containerd', () => {
     });
     expect(again.version).toBe(1);
     const ni2 = await nodeImage('p-change');
-    await client.update(Resources.NodeImage, { ...ni2, spec: { images: {} } });
+    await client.update(KruiseResources.NodeImage, { ...ni2, spec: { images: {} } });
     await until(async () => ((await nodeImage('p-change')).status?.desired === 0 ? true : undefined));
     expect((await nodeImage('p-change')).status?.imageStatuses).toBeUndefined();
     expect(puller.activeWorkers).toBe(0);

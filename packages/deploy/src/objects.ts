@@ -1,4 +1,5 @@
-import { parseFeatureGates, webhookConfigurations } from '@kruise/manager';
+import { parseFeatureGates } from '@kruise/api';
+import { webhookConfigurations } from '@kruise/manager';
 import { NAMES } from './names.ts';
 import { DEFAULTS, type ValueSource } from './value-source.ts';
 

@@ -1,4 +1,4 @@
-import { labelSelectorString } from '@kruise/api/label-selector';
+import { labelSelectorString } from '@kruise/kube-compat/label-selector';
 import type { KubeObject } from '@kruise/runtime/kube/client';
 import { Resources } from '@kruise/runtime/kube/resources';
 import type { CommandContext } from './command.ts';

@@ -1,6 +1,6 @@
+import { KruiseResources } from '@kruise/api/kinds';
+import type { ResourceRef } from '@kruise/kube-compat/resource-ref';
 import type { KubeObject } from '@kruise/runtime/kube/client';
-import type { ResourceRef } from '@kruise/runtime/kube/resources';
-import { Resources } from '@kruise/runtime/kube/resources';
 import { cloneSetStatus, type RolloutStatus } from './status.ts';
 
 /**
@@ -42,8 +42,8 @@ function namesOf(resource: ResourceRef, shortNames: readonly string[]): string[]
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   {
     kind: 'CloneSet',
-    resource: Resources.CloneSet,
-    names: namesOf(Resources.CloneSet, ['clone']),
+    resource: KruiseResources.CloneSet,
+    names: namesOf(KruiseResources.CloneSet, ['clone']),
     scalable: true,
     templatePath: ['spec', 'template'],
     pausedPath: ['spec', 'updateStrategy', 'paused'],

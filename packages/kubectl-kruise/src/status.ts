@@ -1,4 +1,4 @@
-import { type IntOrString, intPercentValue } from '@kruise/api/intstr';
+import { type IntOrString, intPercentValue } from '@kruise/kube-compat/intstr';
 import type { KubeObject } from '@kruise/runtime/kube/client';
 
 /** One reading of a rollout: the line to print and whether the rollout is done. */

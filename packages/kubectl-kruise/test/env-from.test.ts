@@ -1,4 +1,4 @@
-import type { CloneSet } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { cloneSet } from '../../manager/test/cloneset/harness.ts';
@@ -6,12 +6,13 @@ import { expectFailures, usePluginEnv } from './plugin-env.ts';
 
 type Stored = CloneSet & KubeObject;
 const envOf = async (name: string) =>
-  (await env.client.get<Stored>(Resources.CloneSet, 'default', name)).spec!.template.spec!.containers[0]!.env;
+  (await env.client.get<Stored>(KruiseResources.CloneSet, 'default', name)).spec!.template.spec!
+    .containers[0]!.env;
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 const { env, plugin } = usePluginEnv(async () => {
-  await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
-  await env.client.create(Resources.CloneSet, cloneSet('api', { replicas: 1 }));
+  await env.client.create(KruiseResources.CloneSet, cloneSet('web', { replicas: 1 }));
+  await env.client.create(KruiseResources.CloneSet, cloneSet('api', { replicas: 1 }));
   await env.client.create(Resources.Secret, {
     metadata: { name: 'creds', namespace: 'default' },
     data: { 'db-user': b64('admin'), 'db.pass': b64('s3cret') },
@@ -62,7 +63,7 @@ describe('kubectl kruise set env --from, --prefix, --keys, --resolve', () => {
   });
 
   it('--resolve of a reference that does not resolve lists its source, names the error and exits 1', async () => {
-    await env.client.mergePatch(Resources.CloneSet, 'default', 'api', {
+    await env.client.mergePatch(KruiseResources.CloneSet, 'default', 'api', {
       spec: {
         template: {
           spec: {

@@ -1,5 +1,5 @@
-import type { CloneSet } from '@kruise/api';
-import { type KubeObject, Resources } from '@kruise/runtime';
+import { type CloneSet, KruiseResources } from '@kruise/api';
+import type { KubeObject } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kubectlPath } from '../../../test/support/kube-tools.ts';
@@ -10,12 +10,12 @@ import { expectFailures, expectSuccess, usePluginEnv } from './plugin-env.ts';
 let file: string;
 
 type Stored = CloneSet & KubeObject;
-const stored = (name = 'web') => env.client.get<Stored>(Resources.CloneSet, 'default', name);
+const stored = (name = 'web') => env.client.get<Stored>(KruiseResources.CloneSet, 'default', name);
 const mainOf = (cs: Stored) => cs.spec!.template.spec!.containers[0]!;
 
 const { env, plugin } = usePluginEnv(async () => {
-  await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
-  await env.client.create(Resources.CloneSet, cloneSet('api', { replicas: 1 }));
+  await env.client.create(KruiseResources.CloneSet, cloneSet('web', { replicas: 1 }));
+  await env.client.create(KruiseResources.CloneSet, cloneSet('api', { replicas: 1 }));
   // A manifest as a user keeps it: two documents, the second without a namespace.
   file = plugin.write(
     'workloads.yaml',

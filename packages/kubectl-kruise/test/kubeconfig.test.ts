@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KruiseResources } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +40,7 @@ beforeAll(async () => {
   });
   await client.create(Resources.Namespace, { metadata: { name: 'team-b' } });
   const cs = cloneSet('web', { replicas: 1 });
-  await client.create(Resources.CloneSet, { ...cs, metadata: { name: 'web', namespace: 'team-b' } });
+  await client.create(KruiseResources.CloneSet, { ...cs, metadata: { name: 'web', namespace: 'team-b' } });
   plugin = pluginRunner(cp);
   admin = JSON.parse(cp.kubeconfig());
 });
@@ -50,7 +51,7 @@ afterAll(async () => {
 });
 
 const replicas = async () =>
-  (await client.get<KubeObject>(Resources.CloneSet, 'team-b', 'web')).spec?.replicas;
+  (await client.get<KubeObject>(KruiseResources.CloneSet, 'team-b', 'web')).spec?.replicas;
 
 describe('kubeconfig handling', () => {
   it('merges KUBECONFIG files as kubectl: the first file wins a name and current-context', async () => {

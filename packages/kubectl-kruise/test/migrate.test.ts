@@ -1,4 +1,5 @@
-import { type KubeObject, Resources } from '@kruise/runtime';
+import { KruiseResources } from '@kruise/api';
+import type { KubeObject } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { eventually, podsOf, runPod } from '../../manager/test/cloneset/harness.ts';
 import { Deployments } from '../src/migrate/migrate.ts';
@@ -42,7 +43,7 @@ describe('kubectl kruise migrate CloneSet --from Deployment', () => {
       err: '',
       out: 'Successfully created from Deployment/web to CloneSet/web-cs\n',
     });
-    const cs = await env.client.get(Resources.CloneSet, 'default', 'web-cs');
+    const cs = await env.client.get(KruiseResources.CloneSet, 'default', 'web-cs');
     expect(cs.spec).toMatchObject({
       replicas: 0,
       selector: { matchLabels: { app: 'web' } },
@@ -60,8 +61,8 @@ describe('kubectl kruise migrate CloneSet --from Deployment', () => {
       '--copy',
     ]);
     expect(copy.code).toBe(0);
-    expect((await env.client.get(Resources.CloneSet, 'default', 'web-copy')).spec.replicas).toBe(3);
-    await env.client.delete(Resources.CloneSet, 'default', 'web-copy');
+    expect((await env.client.get(KruiseResources.CloneSet, 'default', 'web-copy')).spec.replicas).toBe(3);
+    await env.client.delete(KruiseResources.CloneSet, 'default', 'web-copy');
     const again = await plugin.kruise(migrateWeb('--dst-name', 'web-cs', '--create'));
     expect(again).toMatchObject({ code: 1, err: 'error: cloneset default/web-cs already exists\n' });
   });
@@ -103,7 +104,7 @@ describe('kubectl kruise migrate CloneSet --from Deployment', () => {
     expect((await env.client.get(Deployments, 'default', 'web')).spec.replicas).toBe(0);
     const cs = await eventually(
       async () => {
-        const c: KubeObject = await env.client.get(Resources.CloneSet, 'default', 'web-cs');
+        const c: KubeObject = await env.client.get(KruiseResources.CloneSet, 'default', 'web-cs');
         return c.status?.availableReplicas === 3 ? c : undefined;
       },
       20_000,

@@ -1,16 +1,16 @@
-import type { CloneSet } from '@kruise/api';
-import { type KubeObject, Resources } from '@kruise/runtime';
+import { type CloneSet, KruiseResources } from '@kruise/api';
+import type { KubeObject } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cloneSet, eventually } from '../../manager/test/cloneset/harness.ts';
 import { expectFailures, expectSuccess, usePluginEnv } from './plugin-env.ts';
 
 const { env, plugin } = usePluginEnv(async () => {
-  await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
+  await env.client.create(KruiseResources.CloneSet, cloneSet('web', { replicas: 1 }));
 });
 
 type Stored = CloneSet & KubeObject;
-const stored = () => env.client.get<Stored>(Resources.CloneSet, 'default', 'web');
+const stored = () => env.client.get<Stored>(KruiseResources.CloneSet, 'default', 'web');
 const mainOf = (cs: Stored) => cs.spec!.template.spec!.containers[0]!;
 
 /** Runs the plugin, expects success and nothing on standard error; gives standard output. */

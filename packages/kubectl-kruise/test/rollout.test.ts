@@ -1,4 +1,4 @@
-import { Resources } from '@kruise/runtime';
+import { KruiseResources } from '@kruise/api';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import {
@@ -20,7 +20,7 @@ const containersOf = async (name: string) =>
 
 describe('kubectl kruise rollout and set on a CloneSet', () => {
   it('set image changes only the image: the update is in place and every pod keeps its UID', async () => {
-    await env.client.create(Resources.CloneSet, {
+    await env.client.create(KruiseResources.CloneSet, {
       ...cloneSet('inplace', {
         replicas: 2,
         updateStrategy: { type: 'InPlaceIfPossible' },
@@ -153,7 +153,7 @@ describe('kubectl kruise rollout and set on a CloneSet', () => {
   });
 
   it('set env, resources and serviceaccount edit the template; env changes recreate the pods', async () => {
-    await env.client.create(Resources.CloneSet, cloneSet('recreate', { replicas: 1 }));
+    await env.client.create(KruiseResources.CloneSet, cloneSet('recreate', { replicas: 1 }));
     const before = uids(await runUntil(env.client, 'recreate', (p) => (p.length === 1 ? p : undefined)));
     const e = await plugin.kruise(['set', 'env', 'cloneset/recreate', 'A=1', '-e', 'B=2']);
     expect(e).toMatchObject({ code: 0, out: 'cloneset.apps.kruise.io/recreate env updated\n' });

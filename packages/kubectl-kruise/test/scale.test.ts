@@ -1,20 +1,20 @@
-import type { CloneSet } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { cloneSet } from '../../manager/test/cloneset/harness.ts';
 import { expectFailures, usePluginEnv } from './plugin-env.ts';
 
 const { env, plugin } = usePluginEnv(async () => {
-  await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 1 }));
+  await env.client.create(KruiseResources.CloneSet, cloneSet('web', { replicas: 1 }));
   await env.client.create(Resources.Namespace, { metadata: { name: 'other' } });
-  await env.client.create(Resources.CloneSet, {
+  await env.client.create(KruiseResources.CloneSet, {
     ...cloneSet('api', { replicas: 2 }),
     metadata: { name: 'api', namespace: 'other', labels: { tier: 'back' } },
   });
 });
 
 const replicasOf = async (namespace: string, name: string) =>
-  (await env.client.get<CloneSet & KubeObject>(Resources.CloneSet, namespace, name)).spec?.replicas;
+  (await env.client.get<CloneSet & KubeObject>(KruiseResources.CloneSet, namespace, name)).spec?.replicas;
 
 describe('kubectl kruise scale', () => {
   it('sets spec.replicas through the scale subresource and prints kubectl’s line', async () => {

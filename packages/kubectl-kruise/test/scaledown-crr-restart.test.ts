@@ -1,17 +1,17 @@
-import type { CloneSet } from '@kruise/api';
-import { type KubeObject, Resources } from '@kruise/runtime';
+import { type CloneSet, KruiseResources } from '@kruise/api';
+import type { KubeObject } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cloneSet, eventually, podsOf } from '../../manager/test/cloneset/harness.ts';
 import { usePluginEnv } from './plugin-env.ts';
 
 const { env, plugin } = usePluginEnv(async () => {
-  await env.client.create(Resources.CloneSet, cloneSet('web', { replicas: 4 }));
+  await env.client.create(KruiseResources.CloneSet, cloneSet('web', { replicas: 4 }));
   await eventually(async () => (await podsOf(env.client, 'web')).length === 4, 20_000, 50);
 });
 
 const getCloneSet = (name: string) =>
-  env.client.get<CloneSet & KubeObject>(Resources.CloneSet, 'default', name);
+  env.client.get<CloneSet & KubeObject>(KruiseResources.CloneSet, 'default', name);
 
 describe('kubectl kruise scaledown', () => {
   it('deletes the named pods through the CloneSet: podsToDelete, replicas lowered, kruise-tools’ lines', async () => {
@@ -107,7 +107,7 @@ describe('kubectl kruise create ContainerRecreateRequest', () => {
       code: 0,
       out: 'containerrecreaterequest.apps.kruise.io/r1 created (dry run)\n',
     });
-    const none = await env.client.list(Resources.ContainerRecreateRequest, { namespace: 'default' });
+    const none = await env.client.list(KruiseResources.ContainerRecreateRequest, { namespace: 'default' });
     expect(none.items).toEqual([]);
   });
 
@@ -146,7 +146,7 @@ describe('kubectl kruise create ContainerRecreateRequest', () => {
 describe('kubectl kruise rollout restart --in-place (arguments; the restart itself runs on a real node in test/e2e)', () => {
   it('refuses a workload whose maxUnavailable resolves to 0, and bad flags, before touching anything', async () => {
     await env.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('strict', { replicas: 2, updateStrategy: { maxUnavailable: 0, maxSurge: 1 } }),
     );
     const strict = await plugin.kruise(['rollout', 'restart', '--in-place', 'cloneset/strict']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { BoundPod } from '../src/node/bound-pod.ts';
 import { ContainerConfigError, type EnvSources, resolveEnv } from '../src/node/container-env.ts';
 import { expand, expandCommandAndArgs } from '../src/node/env-expansion.ts';
-import type { BoundPod } from '../src/node/pod-runner.ts';
 
 describe('$(VAR) expansion (Kubernetes third_party expansion cases)', () => {
   const vars: Record<string, string> = {

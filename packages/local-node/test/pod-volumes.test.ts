@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BoundPod } from '../src/node/pod-runner.ts';
+import type { BoundPod } from '../src/node/bound-pod.ts';
 import { PodVolumes, type VolumeSources } from '../src/node/pod-volumes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pod-volumes-'));

@@ -1,3 +1,4 @@
+import type { FeatureGates } from '@kruise/api';
 import { type Controller, type KubeClient, type Logger, Manager } from '@kruise/runtime';
 import type { AddController } from './controllers/add-options.ts';
 import * as cloneset from './controllers/cloneset/controller.ts';
@@ -7,7 +8,6 @@ import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts'
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
 import * as nodeimage from './controllers/nodeimage/controller.ts';
 import * as podreadiness from './controllers/podreadiness/controller.ts';
-import type { FeatureGates } from './features.ts';
 import type { AppTuning, ManagerOptions } from './options.ts';
 import { addWebhooks, type Webhooks } from './webhooks/server.ts';
 
@@ -45,15 +45,17 @@ export async function startManager(
     logger: log,
     healthProbeAddr: flags.healthProbeAddr,
     metricsAddr: flags.metricsAddr,
+    cacheSyncTimeoutMs: flags.cacheSyncTimeoutMs,
+    ...(tuning.onLeadershipLost ? { onLeadershipLost: tuning.onLeadershipLost } : {}),
     ...(flags.enableLeaderElection
       ? {
           leaderElection: {
             namespace: flags.leaderElectionNamespace,
             name: flags.leaderElectionId,
             ...(tuning.identity ? { identity: tuning.identity } : {}),
-            ...(tuning.leaseDurationMs ? { leaseDurationMs: tuning.leaseDurationMs } : {}),
-            ...(tuning.renewDeadlineMs ? { renewDeadlineMs: tuning.renewDeadlineMs } : {}),
-            ...(tuning.retryPeriodMs ? { retryPeriodMs: tuning.retryPeriodMs } : {}),
+            leaseDurationMs: flags.leaseDurationMs,
+            renewDeadlineMs: flags.renewDeadlineMs,
+            retryPeriodMs: flags.retryPeriodMs,
           },
         }
       : {}),

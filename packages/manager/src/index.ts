@@ -1,4 +1,3 @@
 export * from './app.ts';
-export * from './deploy/webhook-configurations.ts';
-export * from './features.ts';
 export * from './options.ts';
+export * from './webhooks/configurations.ts';

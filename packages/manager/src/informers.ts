@@ -1,4 +1,4 @@
-import type { NodeImage } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
 import { type Informer, type Manager, Resources, withoutManagedFields } from '@kruise/runtime';
 import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
 import {
@@ -126,7 +126,7 @@ export function trimmedNodes(manager: Manager): Informer<Node> {
  */
 export function trimmedNodeImages(manager: Manager): Informer<NodeImage> {
   return manager.informers.informerFor<NodeImage>({
-    resource: Resources.NodeImage,
+    resource: KruiseResources.NodeImage,
     transform: withoutManagedFields,
   });
 }

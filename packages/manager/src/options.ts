@@ -1,3 +1,4 @@
+import { type FeatureGates, parseFeatureGates } from '@kruise/api';
 import {
   durationArgument,
   featureGatesFlag,
@@ -6,7 +7,6 @@ import {
   portArgument,
 } from '@kruise/runtime';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { FeatureGates } from './features.ts';
 
 /** Everything kruise-manager is started with. */
 export interface ManagerOptions {
@@ -20,6 +20,14 @@ export interface ManagerOptions {
   enableLeaderElection: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
+  /** How long non-leaders wait before they take a lease that was not renewed (default 15 s). */
+  leaseDurationMs: number;
+  /** How long the leader keeps trying to renew before it gives up and exits (default 10 s). */
+  renewDeadlineMs: number;
+  /** How often candidates try to take or renew the lease (default 2 s). */
+  retryPeriodMs: number;
+  /** How long informers may take to list before start-up fails (default 2 min). */
+  cacheSyncTimeoutMs: number;
   featureGates: FeatureGates;
   nodeImageCreationDelayMs: number;
   defaultTtlSecondsForAlwaysNodeImage: number;
@@ -92,6 +100,30 @@ export function buildCommand(): Command {
       process.env.POD_NAMESPACE ?? 'kruise-system',
     )
     .option('--leader-election-id <name>', 'name of the leader election Lease', 'kruise-manager')
+    .option(
+      '--leader-election-lease-duration <duration>',
+      'how long non-leader candidates wait after the last observed renewal before they take the lease',
+      durationArgument,
+      15_000,
+    )
+    .option(
+      '--leader-election-renew-deadline <duration>',
+      'how long the leader retries renewing the lease before it gives up (and exits)',
+      durationArgument,
+      10_000,
+    )
+    .option(
+      '--leader-election-retry-period <duration>',
+      'how long candidates wait between attempts to take or renew the lease',
+      durationArgument,
+      2_000,
+    )
+    .option(
+      '--controller-cache-sync-timeout <duration>',
+      'how long informers may take to list before start-up fails',
+      durationArgument,
+      120_000,
+    )
     .option('--feature-gates <gates>', 'comma-separated Gate=true|false pairs', '')
     .option(
       '--nodeimage-creation-delay <duration>',
@@ -162,7 +194,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
   const cmd = buildCommand();
   parseCommandLine(cmd, argv);
   const o = cmd.opts();
-  const featureGates = featureGatesFlag(o.featureGates);
+  const featureGates = featureGatesFlag(o.featureGates, parseFeatureGates);
   return {
     kubeconfig: o.kubeconfig,
     metricsAddr: o.metricsAddr,
@@ -174,6 +206,10 @@ export function parseOptions(argv: string[]): ManagerOptions {
     enableLeaderElection: o.enableLeaderElection,
     leaderElectionNamespace: o.leaderElectionNamespace,
     leaderElectionId: o.leaderElectionId,
+    leaseDurationMs: o.leaderElectionLeaseDuration,
+    renewDeadlineMs: o.leaderElectionRenewDeadline,
+    retryPeriodMs: o.leaderElectionRetryPeriod,
+    cacheSyncTimeoutMs: o.controllerCacheSyncTimeout,
     featureGates,
     nodeImageCreationDelayMs: o.nodeimageCreationDelay,
     defaultTtlSecondsForAlwaysNodeImage: o.defaultTtlsecondsForAlwaysNodeimage,
@@ -194,10 +230,9 @@ export interface AppTuning {
   responseTimeoutMs?: number;
   /** A ContainerRecreateRequest no daemon picked up is completed after this long (default 1 min). */
   crrResponseTimeoutMs?: number;
-  leaseDurationMs?: number;
-  renewDeadlineMs?: number;
-  retryPeriodMs?: number;
   identity?: string;
+  /** Replaces the default exit of a replica that lost its Lease (tests running managers in-process). */
+  onLeadershipLost?: (reason: string) => void;
   random?: () => number;
   /** Called before each reconcile with the controller's name and the request key (tests, benches count them). */
   onReconcile?: (controller: string, key: string) => void;

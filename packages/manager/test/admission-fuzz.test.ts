@@ -1,8 +1,8 @@
+import { parseFeatureGates } from '@kruise/api';
 import type { AdmissionHandler, AdmissionRequest, AdmissionResponse } from '@kruise/runtime';
 import fc from 'fast-check';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { parseFeatureGates } from '../src/features.ts';
 import { webhookRoutes } from '../src/webhooks/paths.ts';
 
 /**

@@ -1,11 +1,11 @@
-import type { CloneSet } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
-import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import type { KubeClient, KubeObject } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagerApp } from '../src/index.ts';
 import { startEnv } from './env.ts';
 
-const CloneSets = Resources.CloneSet;
+const CloneSets = KruiseResources.CloneSet;
 
 let cp: ControlPlane;
 let client: KubeClient;

@@ -1,5 +1,6 @@
-import { kubeTime } from '@kruise/api';
+import { KruiseResources } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
+import { kubeTime } from '@kruise/kube-compat';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagerApp } from '../src/index.ts';
@@ -42,11 +43,11 @@ async function pod(name: string, extra: Record<string, unknown> = {}): Promise<K
 }
 
 const crr = (name: string, spec: Record<string, unknown>) =>
-  client.create(Resources.ContainerRecreateRequest, {
+  client.create(KruiseResources.ContainerRecreateRequest, {
     metadata: { name, namespace: 'default' },
     spec: { containers: [{ name: 'app' }], ...spec },
   });
-const get = (name: string) => client.get(Resources.ContainerRecreateRequest, 'default', name);
+const get = (name: string) => client.get(KruiseResources.ContainerRecreateRequest, 'default', name);
 
 describe('ContainerRecreateRequest controller (manager)', () => {
   it('completes a request no daemon picks up with "daemon has not responded for a long time"', async () => {
@@ -66,7 +67,7 @@ describe('ContainerRecreateRequest controller (manager)', () => {
   it('mirrors recreated container statuses into sync-container-statuses while Recreating', async () => {
     await pod('sync');
     await crr('sync', { podName: 'sync' });
-    await client.mergePatchStatus(Resources.ContainerRecreateRequest, 'default', 'sync', {
+    await client.mergePatchStatus(KruiseResources.ContainerRecreateRequest, 'default', 'sync', {
       status: { phase: 'Recreating' },
     });
     await client.mergePatchStatus(Resources.Pod, 'default', 'sync', {
@@ -97,7 +98,7 @@ describe('ContainerRecreateRequest controller (manager)', () => {
   it('deletes a completed request after ttlSecondsAfterFinished', async () => {
     await pod('ttl');
     await crr('ttl', { podName: 'ttl', ttlSecondsAfterFinished: 1 });
-    await client.mergePatchStatus(Resources.ContainerRecreateRequest, 'default', 'ttl', {
+    await client.mergePatchStatus(KruiseResources.ContainerRecreateRequest, 'default', 'ttl', {
       status: {
         phase: 'Completed',
         completionTime: kubeTime(),
@@ -117,7 +118,7 @@ describe('ContainerRecreateRequest controller (manager)', () => {
   it('completes with "pod has gone" when the pod is replaced by one of the same name', async () => {
     await pod('replaced');
     await crr('replaced', { podName: 'replaced' });
-    await client.mergePatchStatus(Resources.ContainerRecreateRequest, 'default', 'replaced', {
+    await client.mergePatchStatus(KruiseResources.ContainerRecreateRequest, 'default', 'replaced', {
       status: { phase: 'Recreating' },
     });
     await client.delete(Resources.Pod, 'default', 'replaced', { gracePeriodSeconds: 0 });
@@ -134,7 +135,7 @@ describe('ContainerRecreateRequest webhook with KruiseDaemon off', () => {
     const env = await startEnv(['--feature-gates=KruiseDaemon=false']);
     try {
       const err = await env.client
-        .create(Resources.ContainerRecreateRequest, {
+        .create(KruiseResources.ContainerRecreateRequest, {
           metadata: { name: 'x', namespace: 'default' },
           spec: { podName: 'p', containers: [{ name: 'app' }] },
         })

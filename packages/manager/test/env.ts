@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NodeImage } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
+
 import { ControlPlane } from '@kruise/control-plane';
+import { kubeTime } from '@kruise/kube-compat';
 import { KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { parse } from 'yaml';
 import { eventually as poll } from '../../../test/support/poll.ts';
@@ -83,7 +84,7 @@ export async function report(
   phase: 'Pulling' | 'Succeeded' | 'Failed',
   message?: string,
 ): Promise<void> {
-  const ni = await client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, node);
+  const ni = await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, node);
   const version = ni.spec?.images?.[image]?.tags.find((t) => t.tag === tag)?.version ?? 0;
   const statuses = { ...(ni.status?.imageStatuses ?? {}) };
   const others = (statuses[image]?.tags ?? []).filter((t) => t.tag !== tag);
@@ -101,7 +102,7 @@ export async function report(
       },
     ],
   };
-  await client.mergePatchStatus(Resources.NodeImage, undefined, node, {
+  await client.mergePatchStatus(KruiseResources.NodeImage, undefined, node, {
     status: { desired: ni.status?.desired ?? 0, imageStatuses: statuses },
   });
 }

@@ -1,4 +1,4 @@
-import type { NodeImage } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,15 +13,15 @@ const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
 beforeAll(async () => {
   ({ cp, client, app } = await startEnv([], { random: () => 0 }));
   for (const [i, n] of NODES.entries()) await addNode(client, n, { zone: i < 2 ? 'east' : 'west' });
-  await eventually(async () => (await client.list(Resources.NodeImage)).items.length === NODES.length);
+  await eventually(async () => (await client.list(KruiseResources.NodeImage)).items.length === NODES.length);
 });
 afterAll(async () => {
   await app.stop();
   await cp.stop();
 });
 
-const getJob = (name: string) => client.get(Resources.ImagePullJob, 'default', name);
-const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, n);
+const getJob = (name: string) => client.get(KruiseResources.ImagePullJob, 'default', name);
+const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, n);
 const tagOn = async (n: string, image: string, tag: string) =>
   (await nodeImage(n)).spec?.images?.[image]?.tags.find((t) => t.tag === tag);
 const nodesWith = async (image: string, tag: string) => {
@@ -30,7 +30,7 @@ const nodesWith = async (image: string, tag: string) => {
   return out;
 };
 const createJob = (name: string, spec: Record<string, unknown>) =>
-  client.create(Resources.ImagePullJob, {
+  client.create(KruiseResources.ImagePullJob, {
     metadata: { name, namespace: 'default' },
     spec: { completionPolicy: { type: 'Always' }, ...spec },
   });
@@ -197,7 +197,7 @@ describe('ImagePullJob', () => {
     await eventually(async () => (await getJob('never')).status?.succeeded === 1);
     await sleep(300);
     expect((await getJob('never')).status?.completionTime).toBeUndefined();
-    await client.delete(Resources.ImagePullJob, 'default', 'never');
+    await client.delete(KruiseResources.ImagePullJob, 'default', 'never');
     await eventually(async () => !(await getJob('never').catch(() => undefined)));
     await eventually(async () => !(await tagOn('node-b', 'never', '1')));
   });

@@ -1,4 +1,4 @@
-import type { NodeImage } from '@kruise/api';
+import { KruiseResources, type NodeImage } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,14 +12,14 @@ let app: ManagerApp;
 beforeAll(async () => {
   ({ cp, client, app } = await startEnv([], { responseTimeoutMs: 1500 }));
   for (const n of ['n1', 'n2']) await addNode(client, n);
-  await eventually(async () => (await client.list(Resources.NodeImage)).items.length === 2);
+  await eventually(async () => (await client.list(KruiseResources.NodeImage)).items.length === 2);
 });
 afterAll(async () => {
   await app.stop();
   await cp.stop();
 });
 
-const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(Resources.NodeImage, undefined, n);
+const nodeImage = (n: string) => client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, n);
 const tagOn = async (n: string, image: string, tag: string) =>
   (await nodeImage(n)).spec?.images?.[image]?.tags.find((t) => t.tag === tag);
 const copies = async () => (await client.list(Resources.Secret, { namespace: 'kruise-daemon-config' })).items;
@@ -40,11 +40,11 @@ describe('pull secrets', () => {
       data: { '.dockerconfigjson': dockerconfig('one') },
     });
     await client.create(
-      Resources.ImagePullJob,
+      KruiseResources.ImagePullJob,
       job('sec-1', { image: 'private:1', pullSecrets: ['regcred'], selector: { names: ['n1'] } }),
     );
     await client.create(
-      Resources.ImagePullJob,
+      KruiseResources.ImagePullJob,
       job('sec-2', { image: 'private:2', pullSecrets: ['regcred'], selector: { names: ['n1'] } }),
     );
     const copy = await eventually(async () => {
@@ -78,7 +78,7 @@ describe('pull secrets', () => {
         (await copies())[0]?.metadata?.annotations?.['imagepulljobs.kruise.io/references'] ===
         'default/sec-2',
     );
-    await client.delete(Resources.ImagePullJob, 'default', 'sec-2');
+    await client.delete(KruiseResources.ImagePullJob, 'default', 'sec-2');
     await eventually(async () => (await copies()).length === 0);
   });
 });
@@ -86,7 +86,7 @@ describe('pull secrets', () => {
 describe('NodeImage status pass', () => {
   it('fails a tag the node never reports, with PullImageFailed events on the job and the NodeImage', async () => {
     await client.create(
-      Resources.ImagePullJob,
+      KruiseResources.ImagePullJob,
       job('silent', { image: 'silent:1', selector: { names: ['n2'] } }),
     );
     const failed = await eventually(async () => {
@@ -95,7 +95,7 @@ describe('NodeImage status pass', () => {
     });
     expect(failed.message).toBe('node has not responded for a long time');
     const done = await eventually(async () => {
-      const j = await client.get(Resources.ImagePullJob, 'default', 'silent');
+      const j = await client.get(KruiseResources.ImagePullJob, 'default', 'silent');
       return j.status?.completionTime ? j : undefined;
     });
     expect(done.status).toMatchObject({ failed: 1, failedNodes: ['n2'] });
@@ -124,7 +124,7 @@ describe('NodeImage status pass', () => {
 
   it('drops a finished tag after its TTL, and a Never job pulls again with a higher version', async () => {
     await client.create(
-      Resources.ImagePullJob,
+      KruiseResources.ImagePullJob,
       job('daily', { image: 'daily:1', selector: { names: ['n1'] }, completionPolicy: { type: 'Never' } }),
     );
     const original = await eventually(() => tagOn('n1', 'daily', '1'));
@@ -133,7 +133,7 @@ describe('NodeImage status pass', () => {
       ...t,
       pullPolicy: { ...t.pullPolicy, ttlSecondsAfterFinished: 1 },
     }));
-    await client.update(Resources.NodeImage, {
+    await client.update(KruiseResources.NodeImage, {
       ...ni,
       spec: { images: { ...ni.spec!.images, daily: { ...ni.spec!.images!.daily, tags } } },
     });
@@ -153,7 +153,7 @@ describe('NodeImage status pass', () => {
 
 describe('NodeImage edge cases', () => {
   it('keeps a fake NodeImage that has no Node', async () => {
-    await client.create(Resources.NodeImage, {
+    await client.create(KruiseResources.NodeImage, {
       metadata: { name: 'fake-1', labels: { 'apps.kruise.io/fake-nodeimage': 'true' } },
       spec: {},
     });
@@ -163,7 +163,7 @@ describe('NodeImage edge cases', () => {
 
   it('fails a tag still pulling past createdAt + activeDeadlineSeconds + the response grace', async () => {
     await client.create(
-      Resources.ImagePullJob,
+      KruiseResources.ImagePullJob,
       job('slow', {
         image: 'slow:1',
         selector: { names: ['n2'] },
@@ -183,7 +183,7 @@ describe('NodeImage edge cases', () => {
 
 describe('ImageListPullJob', () => {
   it('creates a child per image, rolls their status up, recreates on template change, and cleans up', async () => {
-    await client.create(Resources.ImageListPullJob, {
+    await client.create(KruiseResources.ImageListPullJob, {
       metadata: { name: 'list', namespace: 'default' },
       spec: {
         images: ['list-a:1', 'list-b:1'],
@@ -192,7 +192,7 @@ describe('ImageListPullJob', () => {
       },
     });
     const children = async () =>
-      (await client.list(Resources.ImagePullJob, { namespace: 'default' })).items.filter(
+      (await client.list(KruiseResources.ImagePullJob, { namespace: 'default' })).items.filter(
         (j) => j.metadata?.ownerReferences?.[0]?.name === 'list',
       );
     const first = await eventually(async () => {
@@ -208,7 +208,7 @@ describe('ImageListPullJob', () => {
     await report(client, 'n2', 'list-a', '1', 'Succeeded');
     await report(client, 'n2', 'list-b', '1', 'Failed', 'manifest unknown');
     const rolled = await eventually(async () => {
-      const l = await client.get(Resources.ImageListPullJob, 'default', 'list');
+      const l = await client.get(KruiseResources.ImageListPullJob, 'default', 'list');
       return l.status?.completionTime ? l : undefined;
     });
     expect(rolled.status).toMatchObject({ desired: 2, completed: 2, succeeded: 1, active: 0 });
@@ -216,16 +216,18 @@ describe('ImageListPullJob', () => {
       { imagePullJob: expect.stringMatching(/^list-/), name: 'list-b:1', message: 'job has completed' },
     ]);
 
-    await client.create(Resources.ImageListPullJob, {
+    await client.create(KruiseResources.ImageListPullJob, {
       metadata: { name: 'list2', namespace: 'default' },
       spec: { images: ['list-c:1'], selector: { names: ['n2'] }, completionPolicy: { type: 'Never' } },
     });
     const kids = async () =>
-      (await client.list(Resources.ImagePullJob, { namespace: 'default' })).items.filter(
+      (await client.list(KruiseResources.ImagePullJob, { namespace: 'default' })).items.filter(
         (j) => j.metadata?.ownerReferences?.[0]?.name === 'list2',
       );
     const old = await eventually(async () => (await kids())[0]);
-    await client.mergePatch(Resources.ImageListPullJob, 'default', 'list2', { spec: { parallelism: 5 } });
+    await client.mergePatch(KruiseResources.ImageListPullJob, 'default', 'list2', {
+      spec: { parallelism: 5 },
+    });
     const replaced = await eventually(async () => {
       const k = await kids();
       return k.length === 1 && k[0]!.metadata?.uid !== old.metadata?.uid && !k[0]!.metadata?.deletionTimestamp
@@ -233,7 +235,7 @@ describe('ImageListPullJob', () => {
         : undefined;
     });
     expect(replaced.spec.parallelism).toBe(5);
-    await client.delete(Resources.ImageListPullJob, 'default', 'list2');
+    await client.delete(KruiseResources.ImageListPullJob, 'default', 'list2');
     await eventually(async () => (await kids()).length === 0);
     await sleep(10);
   });

@@ -1,6 +1,7 @@
+import { parseFeatureGates } from '@kruise/api';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseFeatureGates, parseOptions } from '../src/index.ts';
+import { parseOptions } from '../src/index.ts';
 import { validateImagePullJob } from '../src/webhooks/imagepulljob/validating.ts';
 import { validateNodeImage } from '../src/webhooks/nodeimage/validating.ts';
 

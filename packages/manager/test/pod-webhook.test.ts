@@ -1,8 +1,8 @@
+import { parseFeatureGates } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseFeatureGates } from '../src/features.ts';
 import type { ManagerApp } from '../src/index.ts';
 import { mutatePod, podMutations } from '../src/webhooks/pod/mutating.ts';
 import { startEnv } from './env.ts';

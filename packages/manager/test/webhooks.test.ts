@@ -1,5 +1,6 @@
+import { KruiseResources } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
-import { type KubeClient, Resources } from '@kruise/runtime';
+import type { KubeClient } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagerApp } from '../src/index.ts';
 import { startEnv } from './env.ts';
@@ -18,7 +19,7 @@ const job = (name: string, spec: Record<string, unknown>) => ({
   spec: { completionPolicy: {}, ...spec },
 });
 const reject = async (name: string, spec: Record<string, unknown>) => {
-  const err = await client.create(Resources.ImagePullJob, job(name, spec)).catch((e) => e);
+  const err = await client.create(KruiseResources.ImagePullJob, job(name, spec)).catch((e) => e);
   expect(err?.code, `expected ${name} to be denied`).toBeGreaterThanOrEqual(400);
   return err.message as string;
 };
@@ -28,7 +29,7 @@ const deniedBy = (hook: string, message: string) =>
 describe('ImagePullJob webhooks', () => {
   it('defaults a new job and adds the protection finalizer', async () => {
     const created = await client.create(
-      Resources.ImagePullJob,
+      KruiseResources.ImagePullJob,
       job('defaults', { image: 'nginx:1.25', completionPolicy: {} }),
     );
     expect(created.spec).toMatchObject({
@@ -94,9 +95,9 @@ describe('ImagePullJob webhooks', () => {
   });
 
   it('keeps pullSecrets immutable', async () => {
-    await client.create(Resources.ImagePullJob, job('secrets', { image: 'nginx', pullSecrets: ['a'] }));
+    await client.create(KruiseResources.ImagePullJob, job('secrets', { image: 'nginx', pullSecrets: ['a'] }));
     const err = await client
-      .mergePatch(Resources.ImagePullJob, 'default', 'secrets', { spec: { pullSecrets: ['b'] } })
+      .mergePatch(KruiseResources.ImagePullJob, 'default', 'secrets', { spec: { pullSecrets: ['b'] } })
       .catch((e) => e);
     expect(err.message).toBe(deniedBy('vimagepulljob.kb.io', 'spec.pullSecrets is immutable'));
   });
@@ -109,7 +110,7 @@ describe('ImageListPullJob webhooks', () => {
   });
   it('defaults type and pull policy only', async () => {
     const created = await client.create(
-      Resources.ImageListPullJob,
+      KruiseResources.ImageListPullJob,
       list('l-defaults', { images: ['nginx', 'busybox'] }),
     );
     expect(created.spec).toMatchObject({
@@ -135,13 +136,13 @@ describe('ImageListPullJob webhooks', () => {
       'activeDeadlineSeconds and ttlSecondsAfterFinished can only work with Always CompletionPolicyType',
     ],
   ])('denies %s', async (name, spec, message) => {
-    const err = await client.create(Resources.ImageListPullJob, list(name, spec)).catch((e) => e);
+    const err = await client.create(KruiseResources.ImageListPullJob, list(name, spec)).catch((e) => e);
     expect(err.message).toBe(deniedBy('vimagelistpulljob.kb.io', message));
   });
 
   it('has no deadline-versus-timeout rule', async () => {
     await client.create(
-      Resources.ImageListPullJob,
+      KruiseResources.ImageListPullJob,
       list('l-deadline', {
         images: ['nginx'],
         completionPolicy: { type: 'Always', activeDeadlineSeconds: 5 },
@@ -152,7 +153,7 @@ describe('ImageListPullJob webhooks', () => {
 
 describe('NodeImage webhooks', () => {
   it('stamps createdAt and pull policy defaults, sorting tags', async () => {
-    const created = await client.create(Resources.NodeImage, {
+    const created = await client.create(KruiseResources.NodeImage, {
       metadata: { name: 'n-defaults' },
       spec: {
         images: {
@@ -202,7 +203,7 @@ describe('NodeImage webhooks', () => {
     ],
   ])('denies %s', async (name, images, message) => {
     const err = await client
-      .create(Resources.NodeImage, { metadata: { name }, spec: { images } })
+      .create(KruiseResources.NodeImage, { metadata: { name }, spec: { images } })
       .catch((e) => e);
     expect(err.message).toBe(deniedBy('vnodeimage.kb.io', message));
   });

@@ -13,7 +13,7 @@ import {
   requestKey,
   ScaleExpectations,
 } from '../src/index.ts';
-import { eventually, sleep, startEnv } from './env.ts';
+import { eventually, startEnv } from './env.ts';
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -72,8 +72,20 @@ describe('the controller contract', () => {
       },
     });
     await eventually(() => expectations.satisfied('contract/parent'));
-    await sleep(100);
-    expect(seen).toEqual([{ namespace: 'contract', name: 'parent' }]);
+    // A marker: a Secret controlled by an owner named only here, created last. Its event comes after
+    // the other Secrets' on the same watch, and the queue is FIFO, so once its owner is reconciled
+    // the earlier events were mapped too — and the Secret that is not controlled queued nothing.
+    await client.create(Resources.Secret, {
+      metadata: {
+        name: 'marker-child',
+        namespace: 'contract',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'marker', uid: 'm', controller: true },
+        ],
+      },
+    });
+    await eventually(() => seen.some((r) => r.name === 'marker'));
+    expect(seen.filter((r) => r.name !== 'marker')).toEqual([{ namespace: 'contract', name: 'parent' }]);
     expect(builder.controller.counts.success).toBeGreaterThanOrEqual(3);
     // An update that moves the child to another owner queues both; its deletion settles the new owner's expectation.
     const other = await client.create(Resources.ConfigMap, {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KruiseResources } from '@kruise/api';
 import { type KubeClient, type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 import { parseAllDocuments } from 'yaml';
-import { applyManifests, repoRoot } from './processes.ts';
+import { applyManifests } from './cluster-bootstrap.ts';
+import { repoRoot } from './repo-root.ts';
 
 /** The objects of one file under examples/, with the sample registry and node names replaced. */
 export function exampleObjects(file: string, registry: string, node: string): any[] {
@@ -19,8 +21,8 @@ const get = (client: KubeClient, r: typeof Resources.Pod, ns: string | undefined
 async function progressLines(client: KubeClient, node: string): Promise<{ lines: string[]; done: boolean }> {
   const lines: string[] = [];
   let done = true;
-  const job = await get(client, Resources.ImagePullJob, 'default', 'big-image');
-  const ni = await get(client, Resources.NodeImage, undefined, node);
+  const job = await get(client, KruiseResources.ImagePullJob, 'default', 'big-image');
+  const ni = await get(client, KruiseResources.NodeImage, undefined, node);
   const pulling = Object.entries(ni?.status?.imageStatuses ?? {}).flatMap(([image, s]: [string, any]) =>
     (s.tags ?? []).map(
       (t: any) => `${image}:${t.tag} ${t.phase}${t.progress !== undefined ? ` ${t.progress}%` : ''}`,
@@ -32,7 +34,7 @@ async function progressLines(client: KubeClient, node: string): Promise<{ lines:
   );
   if (pulling.length) lines.push(`  NodeImage ${node}: ${pulling.join(', ')}`);
   done &&= !!s.completionTime;
-  const list = await get(client, Resources.ImageListPullJob, 'default', 'busybox-versions');
+  const list = await get(client, KruiseResources.ImageListPullJob, 'default', 'busybox-versions');
   const l = list?.status ?? {};
   lines.push(
     `ImageListPullJob busybox-versions: ${l.succeeded ?? 0}/${l.desired ?? 0} images succeeded${l.completionTime ? ' (complete)' : ''}`,
@@ -45,7 +47,7 @@ async function progressLines(client: KubeClient, node: string): Promise<{ lines:
   lines.push(
     `Pod demo: ${pod?.status?.phase ?? 'Pending'}${restarts.length ? `, ${restarts.join(', ')}` : ''}`,
   );
-  const crr = await get(client, Resources.ContainerRecreateRequest, 'default', 'demo-restart');
+  const crr = await get(client, KruiseResources.ContainerRecreateRequest, 'default', 'demo-restart');
   const states = (crr?.status?.containerRecreateStates ?? []).map((c: any) => `${c.name} ${c.phase}`);
   lines.push(
     `ContainerRecreateRequest demo-restart: ${crr ? crr.status?.phase || 'new' : 'waiting for the pod'}${states.length ? ` (${states.join(', ')})` : ''}`,
@@ -60,7 +62,7 @@ class CloneSetExample {
 
   /** Where it stands (one line for the CloneSet, one per pod); changes the image once all 3 pods are available. */
   async progress(client: KubeClient, registry: string, print: (line: string) => void) {
-    const cs = await get(client, Resources.CloneSet, 'default', 'demo-cloneset');
+    const cs = await get(client, KruiseResources.CloneSet, 'default', 'demo-cloneset');
     const s = cs?.status ?? {};
     const pods = (
       await client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=demo-cloneset' })
@@ -71,9 +73,9 @@ class CloneSetExample {
       this.uids = pods.map((p) => p.metadata!.uid);
       // only the image changes (the rest of the container stays): an in-place update
       await retryOnConflict(async () => {
-        const fresh = await client.get(Resources.CloneSet, 'default', 'demo-cloneset');
+        const fresh = await client.get(KruiseResources.CloneSet, 'default', 'demo-cloneset');
         fresh.spec.template.spec.containers[0].image = `${registry}/busybox:v2`;
-        await client.update(Resources.CloneSet, fresh);
+        await client.update(KruiseResources.CloneSet, fresh);
       });
       print('examples: CloneSet demo-cloneset image -> busybox:v2 (updated in place)');
     }
@@ -108,7 +110,7 @@ export async function runExamples(
 ): Promise<boolean> {
   // The jobs pull on nodes that have a NodeImage: wait for the local node's (created by the manager).
   for (let i = 0; i < 600 && !signal.aborted; i++) {
-    if (await get(client, Resources.NodeImage, undefined, node)) break;
+    if (await get(client, KruiseResources.NodeImage, undefined, node)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   for (const file of ['imagepulljob.yaml', 'imagelistpulljob.yaml', 'pod.yaml', 'cloneset.yaml'])

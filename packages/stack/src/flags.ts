@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseFeatureGates } from '@kruise/api/feature-gates';
 import { portArgument } from '@kruise/runtime/cli/command-line';
 import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
 import { repoRoot } from './repo-root.ts';
@@ -70,7 +71,7 @@ export function parseStackFlags(argv: string[]): StackFlags {
     throw new UsageError(`--nodes: must be a whole number from 1 to 26, not "${values.nodes}"`);
   const featureGates = values['feature-gates'];
   try {
-    featureGatesFlag(featureGates);
+    featureGatesFlag(featureGates, parseFeatureGates);
   } catch (err) {
     // the shared parser's message is the programs' own line; main.ts prints the 'error: ' prefix
     throw new UsageError((err as Error).message.replace(/^error: /, ''));

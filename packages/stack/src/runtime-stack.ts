@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from './processes.ts';
+import { repoRoot } from './repo-root.ts';
 
 /** The script that installs and runs containerd, runc and the local registry (ADR 0010). */
 export const CRI_STACK_SCRIPT = join(repoRoot, 'packages/cri/scripts/cri-stack.sh');

@@ -3,8 +3,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient } from '@kruise/runtime';
+import { installKruiseApi, pointWebhookService } from './cluster-bootstrap.ts';
 import { runExamples } from './examples.ts';
 import { parseStackFlags } from './flags.ts';
+import { freePort } from './free-port.ts';
 import {
   cleanUpAfter,
   type RunRecord,
@@ -15,17 +17,17 @@ import {
   writeRunRecord,
 } from './leftovers.ts';
 import { type NodeRuntime, nodeNameOf, startNodeRuntime, ZONE_LABEL, zoneOf } from './node-runtimes.ts';
+import { type Program, writeProgramLogsTo } from './program.ts';
 import {
-  installKruiseApi,
-  type Program,
-  pointWebhookService,
-  repoRoot,
-  startDaemonProcess,
+  DAEMON_READY,
+  MANAGER_READY,
+  spawnDaemon,
+  spawnManager,
   startLocalNodeProcess,
-  startManagerProcess,
-  writeProgramLogsTo,
-} from './processes.ts';
+} from './program-recipes.ts';
+import { repoRoot } from './repo-root.ts';
 import { type RuntimeStack, runtimePrerequisites, startRuntimeStack } from './runtime-stack.ts';
+import { startSupervised } from './supervisor.ts';
 
 /**
  * `pnpm start`: the whole system on one machine — a local registry with sample images and
@@ -69,6 +71,26 @@ const started = (program: Program, entry: string) => {
   programs.push(program);
   record.programs.push({ name: program.name, pid: program.child.pid!, entry });
   writeRunRecord(stateDir, record);
+};
+/**
+ * Supervises a program as kubelet supervises a pod's container (its back-off), so that one that
+ * exits — a kruise-manager that lost its Lease, a crash — runs again; each new PID is recorded.
+ */
+const supervised = async (label: string, entry: string, spawnIt: () => Program, ready: RegExp) => {
+  let entryIndex = -1;
+  const { program, ready: match } = await startSupervised(spawnIt, ready, {
+    onExit: (_instance, result) => {
+      if (!stopping) say(`${label} exited (${result}); starting it again after kubelet's back-off`);
+    },
+    onRestart: (instance) => {
+      record.programs[entryIndex] = { name: instance.name, pid: instance.child.pid!, entry };
+      writeRunRecord(stateDir, record);
+      say(`${label} running again (pid ${instance.child.pid})`);
+    },
+  });
+  started(program, entry);
+  entryIndex = record.programs.length - 1;
+  return { program, match };
 };
 /** Records a runtime directory before cri-stack.sh starts anything under it. */
 const runtimeUnder = (dir: string) => {
@@ -125,11 +147,15 @@ try {
   const client = KubeClient.fromString(cp.kubeconfig());
   await installKruiseApi(client);
   const gates = flags.featureGates ? [`--feature-gates=${flags.featureGates}`] : [];
-  const { program: manager, webhookPort } = await startManagerProcess(kubeconfig, [
-    '--nodeimage-creation-delay=0s',
-    ...gates,
-  ]);
-  started(manager, 'packages/manager/src/main.ts');
+  // A fixed webhook port, so that a restarted kruise-manager serves where the Service points.
+  const webhookPort = await freePort();
+  const { program: manager } = await supervised(
+    'kruise-manager',
+    'packages/manager/src/main.ts',
+    () =>
+      spawnManager(kubeconfig, ['--nodeimage-creation-delay=0s', `--webhook-port=${webhookPort}`, ...gates]),
+    MANAGER_READY,
+  );
   await pointWebhookService(client, webhookPort);
   say(
     `control plane at ${cp.url}; kruise-manager running (pid ${manager.child.pid}, webhooks on 127.0.0.1:${webhookPort})`,
@@ -149,8 +175,12 @@ try {
         `--label=${ZONE_LABEL}=${zoneOf(i)}`,
       ]);
       started(localNode, 'packages/local-node/src/node/main.ts');
-      const daemon = await startDaemonProcess(kubeconfig, name, endpoint, gates);
-      started(daemon, 'packages/daemon/src/main.ts');
+      const { program: daemon } = await supervised(
+        `kruise-daemon on ${name}`,
+        'packages/daemon/src/main.ts',
+        () => spawnDaemon(kubeconfig, name, endpoint, gates),
+        DAEMON_READY,
+      );
       say(
         `local node ${name} (${zoneOf(i)}) running (pid ${localNode.child.pid}) on containerd ${socket}; kruise-daemon running (pid ${daemon.child.pid}); registry ${runtime.registry}`,
       );

@@ -2,13 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  readyOrStop,
-  startDaemonProcess,
-  startLocalNodeProcess,
-  startProgram,
-  writeProgramLogsTo,
-} from '../src/processes.ts';
+import { readyOrStop, startProgram, writeProgramLogsTo } from '../src/program.ts';
+import { startDaemonProcess, startLocalNodeProcess } from '../src/program-recipes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'start-program-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

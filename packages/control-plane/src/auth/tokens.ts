@@ -41,6 +41,19 @@ export class TokenAuthenticator {
     return issued.user;
   }
 
+  /**
+   * Adds a token for a user with groups, as a line of kube-apiserver's `--token-auth-file` does
+   * (tests give each replica of a program a user of its own).
+   */
+  addStaticToken(user: UserInfo): string {
+    const token = `static.${randomBytes(24).toString('base64url')}`;
+    this.tokens.set(token, {
+      user: { ...user, groups: [...user.groups, 'system:authenticated'] },
+      expiresAt: Number.POSITIVE_INFINITY,
+    });
+    return token;
+  }
+
   /** Issues a token for a ServiceAccount (`system:serviceaccount:<ns>:<name>`). */
   issueServiceAccountToken(
     namespace: string,

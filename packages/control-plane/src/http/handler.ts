@@ -44,10 +44,12 @@ export class ApiHandler {
       namespace: info.namespace,
       name: info.name,
     };
-    // Recorded when the response completes — for a watch, when the client or server ends it.
+    // Recorded when the response completes — for a watch, when the client or server ends it; a
+    // request held by a partition fault was never served and is not recorded.
+    let held = false;
     let recorded = false;
     const record = () => {
-      if (recorded) return;
+      if (recorded || held) return;
       recorded = true;
       this.deps.audit.add({
         time: new Date().toISOString(),
@@ -67,6 +69,10 @@ export class ApiHandler {
         (ns, name, uid) => this.deps.store.get('/serviceaccounts', ns, name)?.obj.metadata?.uid === uid,
       );
       if (!user) throw unauthorized();
+      if (this.deps.faults.admit(user.username, res)) {
+        held = true;
+        return;
+      }
       const attrs: Attributes = info.isResourceRequest
         ? requested
         : {

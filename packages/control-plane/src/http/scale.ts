@@ -1,6 +1,8 @@
 import { selectorMatchesToString } from '../admission/matching.ts';
 import { readJsonPath, writeJsonPath } from '../registry/json-path.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
+import type { PatchDocument } from './handlers/patch.ts';
+import type { RequestScope } from './handlers/scope.ts';
 
 /** Where a resource keeps its replica counts and selector. */
 function scalePaths(type: ResourceType) {
@@ -45,4 +47,32 @@ export function applyScale(type: ResourceType, obj: KubeObject, scale: KubeObjec
   if (scale.metadata?.resourceVersion)
     obj.metadata = { ...obj.metadata, resourceVersion: scale.metadata.resourceVersion };
   return obj;
+}
+
+/** GET of the `scale` subresource: the Scale view of the object, at the version served. */
+export async function getScale(s: RequestScope, obj: KubeObject): Promise<void> {
+  s.send(200, toScale(s.type, await s.deps.objects.served(s.type, obj)));
+}
+
+/** Writes `spec.replicas` through the main resource and answers with the Scale view. */
+async function writeScale(s: RequestScope, patch: (cur: KubeObject) => KubeObject): Promise<void> {
+  const { deps, type, info, options } = s;
+  const scaled = await deps.objects.update(
+    type,
+    info.namespace,
+    info.name,
+    { patch },
+    { ...options, subresource: '' },
+  );
+  s.send(200, toScale(type, scaled));
+}
+
+/** PUT of the `scale` subresource: the Scale's `spec.replicas` (and resourceVersion) written back. */
+export function updateScale(s: RequestScope, body: KubeObject): Promise<void> {
+  return writeScale(s, (cur) => applyScale(s.type, cur, body));
+}
+
+/** PATCH of the `scale` subresource: the patch applies to the Scale view, its replicas are written back. */
+export function patchScale(s: RequestScope, patchDocument: PatchDocument): Promise<void> {
+  return writeScale(s, (cur) => applyScale(s.type, cur, patchDocument(toScale(s.type, cur))));
 }

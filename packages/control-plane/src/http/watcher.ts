@@ -1,23 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { encodeWatchFrame } from '../protobuf/watch-event.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.ts';
-import { type FieldRequirement, matchesFields } from '../selectors/field-selector.ts';
-import { type LabelSelector, matchesLabels } from '../selectors/label-selector.ts';
 import type { ChangeEvent, ChangeListener } from '../store/store.ts';
 import { PROTOBUF } from './negotiation.ts';
+import { type Selection, selects } from './selection.ts';
 import { toTable } from './table.ts';
 
 /** Buffered bytes above which a watcher is considered stuck and closed (kube-apiserver drops slow watchers too). */
 const MAX_BUFFERED = 32 * 1024 * 1024;
-
-/** Field values used by field selectors. */
-export function selectableFieldsOf(type: ResourceType, obj: KubeObject): Record<string, string> {
-  return {
-    'metadata.name': obj.metadata?.name ?? '',
-    'metadata.namespace': obj.metadata?.namespace ?? '',
-    ...(type.selectableFields?.(obj) ?? {}),
-  };
-}
 
 /** The Content-Type of a watch stream. */
 export function watchContentType(protobuf: boolean): string {
@@ -46,8 +36,7 @@ export class Watcher implements ChangeListener {
   private readonly type: ResourceType;
   private readonly res: ServerResponse;
   private readonly namespace: string;
-  private readonly labels: LabelSelector;
-  private readonly fields: FieldRequirement[];
+  private readonly selection: Selection;
   readonly bookmarks: boolean;
   private readonly onClose: () => void;
   /** Set when the client asked for Table output (`kubectl get -w`): events carry one-row Tables. */
@@ -65,8 +54,7 @@ export class Watcher implements ChangeListener {
     type: ResourceType,
     res: ServerResponse,
     namespace: string,
-    labels: LabelSelector,
-    fields: FieldRequirement[],
+    selection: Selection,
     bookmarks: boolean,
     startRV: number,
     onClose: () => void,
@@ -74,8 +62,7 @@ export class Watcher implements ChangeListener {
     this.type = type;
     this.res = res;
     this.namespace = namespace;
-    this.labels = labels;
-    this.fields = fields;
+    this.selection = selection;
     this.bookmarks = bookmarks;
     this.onClose = onClose;
     this.lastRV = startRV;
@@ -85,9 +72,7 @@ export class Watcher implements ChangeListener {
   private matches(obj: KubeObject | undefined): boolean {
     if (!obj) return false;
     if (this.namespace && obj.metadata?.namespace !== this.namespace) return false;
-    if (this.labels.length && !matchesLabels(this.labels, obj.metadata?.labels)) return false;
-    if (this.fields.length && !matchesFields(this.fields, selectableFieldsOf(this.type, obj))) return false;
-    return true;
+    return selects(this.type, this.selection, obj);
   }
 
   /** Sends a change if it concerns this watch (objects entering or leaving a selector become ADDED/DELETED). */

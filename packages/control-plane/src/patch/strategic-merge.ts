@@ -21,6 +21,7 @@ export function mergeKeyFor(path: string[]): string | undefined {
     case 'env':
     case 'volumes':
     case 'imagePullSecrets':
+    case 'webhooks':
       return 'name';
     case 'volumeMounts':
       return 'mountPath';

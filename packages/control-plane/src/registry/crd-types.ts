@@ -1,25 +1,8 @@
 import { ALL_VERBS } from './builtins/define.ts';
-import { AGE_COLUMN, age } from './columns.ts';
+import { AGE_COLUMN } from './columns.ts';
 import { readJsonPath } from './json-path.ts';
+import { printerColumns } from './printer-columns.ts';
 import type { KubeObject, ResourceType, TableColumn } from './types.ts';
-
-function printerColumn(col: any): TableColumn {
-  const type = col.type === 'date' ? 'date' : col.type;
-  return {
-    name: col.name,
-    type: type === 'date' ? 'string' : type,
-    ...(col.format ? { format: col.format } : {}),
-    description: col.description ?? '',
-    priority: col.priority ?? 0,
-    cell: (obj: KubeObject, now: number) => {
-      const value = readJsonPath(obj, col.jsonPath);
-      if (col.type === 'date') return value === undefined ? '<unknown>' : age(value, now);
-      if (value === undefined || value === null) return null;
-      if (typeof value === 'object') return JSON.stringify(value);
-      return value;
-    },
-  };
-}
 
 /** The resource types a CRD serves: one per served version. */
 export function resourceTypesOfCrd(crd: KubeObject): ResourceType[] {
@@ -34,7 +17,7 @@ export function resourceTypesOfCrd(crd: KubeObject): ResourceType[] {
       .map((v: any): ResourceType => {
         const subresources = v.subresources ?? {};
         const columns: TableColumn[] = v.additionalPrinterColumns?.length
-          ? v.additionalPrinterColumns.map(printerColumn)
+          ? printerColumns(v.additionalPrinterColumns)
           : [AGE_COLUMN];
         const selectable: string[] = (v.selectableFields ?? []).map((f: any) =>
           String(f.jsonPath).replace(/^\./, ''),

@@ -1,4 +1,4 @@
-import { parseImageReference } from '@kruise/api';
+import { parseImageReference } from '@kruise/kube-compat';
 
 /** One registry credential. */
 export interface Credential {

@@ -1,3 +1,9 @@
+import type { CriClient } from '@kruise/cri/client';
+import {
+  type HandlerTarget,
+  type LifecycleHandler,
+  stopContainerGracefully,
+} from '@kruise/cri/lifecycle-handler';
 import {
   CRI_CONTAINER_NAME_LABEL,
   CRI_POD_NAME_LABEL,
@@ -5,13 +11,7 @@ import {
   CRI_POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
   CRI_POD_UID_LABEL,
   CRI_PRESTOP_HANDLER_ANNOTATION,
-} from '@kruise/api';
-import type { CriClient } from '@kruise/cri/client';
-import {
-  type HandlerTarget,
-  type LifecycleHandler,
-  stopContainerGracefully,
-} from '@kruise/cri/lifecycle-handler';
+} from '@kruise/kube-compat';
 import { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import type { Logger } from '@kruise/runtime/log/logger';

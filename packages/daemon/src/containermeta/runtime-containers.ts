@@ -1,10 +1,10 @@
+import type { CriClient } from '@kruise/cri/client';
 import {
   CRI_CONTAINER_HASH_ANNOTATION,
   CRI_POD_UID_LABEL,
   kubeletContainerIdentity,
   parseKubeletContainerHash,
-} from '@kruise/api';
-import type { CriClient } from '@kruise/cri/client';
+} from '@kruise/kube-compat';
 import type { RuntimeContainer } from './meta.ts';
 
 /**

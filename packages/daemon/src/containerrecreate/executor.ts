@@ -2,20 +2,19 @@ import {
   type ContainerRecreateRequest,
   type ContainerRecreateRequestContainer,
   type ContainerRecreateState,
-  CRI_POD_UID_LABEL,
   CRR_ACTIVE_LABEL,
   CRR_NODE_NAME_LABEL,
   CRR_POD_UID_LABEL,
   CRR_UNREADY_ACQUIRED_ANNOTATION,
-  kubeletContainerIdentity,
-  kubeTime,
 } from '@kruise/api';
+import { KruiseResources } from '@kruise/api/kinds';
 import type { CriClient } from '@kruise/cri/client';
 import {
   type HandlerTarget,
   type LifecycleHandler,
   stopContainerGracefully,
 } from '@kruise/cri/lifecycle-handler';
+import { CRI_POD_UID_LABEL, kubeletContainerIdentity, kubeTime } from '@kruise/kube-compat';
 import { newController } from '@kruise/runtime/controller/builder';
 import type { Controller } from '@kruise/runtime/controller/controller';
 import { type Request, requestKey } from '@kruise/runtime/controller/request';
@@ -84,7 +83,7 @@ export class CrrExecutor {
       timeouts: deps.expectationTimeouts,
     });
     this.informer = new Informer<Crr>(deps.client, {
-      resource: Resources.ContainerRecreateRequest,
+      resource: KruiseResources.ContainerRecreateRequest,
       labelSelector: `${CRR_NODE_NAME_LABEL}=${deps.node},${CRR_ACTIVE_LABEL}=true`,
       logger: deps.log,
       transform: withoutManagedFields,
@@ -135,7 +134,7 @@ export class CrrExecutor {
   /** Merge-patches the status, guarded by the cached resourceVersion; returns the stored object. */
   private async writeStatus(crr: Crr, status: Record<string, unknown>): Promise<Crr> {
     const updated = await this.d.client.mergePatchStatus<Crr>(
-      Resources.ContainerRecreateRequest,
+      KruiseResources.ContainerRecreateRequest,
       crr.metadata!.namespace,
       crr.metadata!.name!,
       { metadata: { resourceVersion: crr.metadata?.resourceVersion }, status },

@@ -1,10 +1,5 @@
-import {
-  type ImageTagSpec,
-  type ImageTagStatus,
-  joinImageNameTag,
-  kubeTime,
-  parseImageReference,
-} from '@kruise/api';
+import { type ImageTagSpec, type ImageTagStatus, joinImageNameTag } from '@kruise/api';
+import { kubeTime, parseImageReference } from '@kruise/kube-compat';
 import type { Logger } from '@kruise/runtime/log/logger';
 import type { Credential } from '../auth/keyring.ts';
 import type { ImageService } from '../runtime/image-service.ts';

@@ -1,11 +1,11 @@
 import type { ImageSpec, ImageTagSpec, NodeImage } from '@kruise/api';
+import { KruiseResources } from '@kruise/api/kinds';
 import { newController } from '@kruise/runtime/controller/builder';
 import type { Controller } from '@kruise/runtime/controller/controller';
 import type { EventRecorder } from '@kruise/runtime/events/recorder';
 import { Informer } from '@kruise/runtime/informer/informer';
 import { withoutManagedFields } from '@kruise/runtime/informer/trim';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
-import { Resources } from '@kruise/runtime/kube/resources';
 import type { Logger } from '@kruise/runtime/log/logger';
 import type { ImageService } from '../runtime/image-service.ts';
 import { PullCredentials } from './credentials.ts';
@@ -59,7 +59,7 @@ export class ImagePuller {
   constructor(options: PullerOptions) {
     this.o = options;
     this.informer = new Informer<CachedNodeImage>(options.client, {
-      resource: Resources.NodeImage,
+      resource: KruiseResources.NodeImage,
       fieldSelector: `metadata.name=${options.node}`,
       logger: options.log,
       transform: withoutManagedFields,

@@ -1,7 +1,7 @@
 import type { NodeImageStatus } from '@kruise/api';
+import { KruiseResources } from '@kruise/api/kinds';
 import type { KubeClient } from '@kruise/runtime/kube/client';
 import { isNotFound } from '@kruise/runtime/kube/errors';
-import { Resources } from '@kruise/runtime/kube/resources';
 import type { Logger } from '@kruise/runtime/log/logger';
 
 /**
@@ -52,7 +52,7 @@ export class StatusWriter {
     if (text === this.lastWritten) return;
     this.lastAt = Date.now();
     try {
-      await this.client.mergePatchStatus(Resources.NodeImage, undefined, this.node, {
+      await this.client.mergePatchStatus(KruiseResources.NodeImage, undefined, this.node, {
         status: { ...status, imageStatuses: status.imageStatuses ?? null },
       });
       this.lastWritten = text;

@@ -1,5 +1,6 @@
-import { fullyQualifiedImage, PULLING_IMAGE_BY_ANNOTATION, PULLING_IMAGE_BY_DAEMON } from '@kruise/api';
+import { PULLING_IMAGE_BY_ANNOTATION, PULLING_IMAGE_BY_DAEMON } from '@kruise/api';
 import type { CriClient } from '@kruise/cri/client';
+import { fullyQualifiedImage } from '@kruise/kube-compat';
 import { ContentProgressTracker } from './content-progress.ts';
 import { imageBlobs } from './image-blobs.ts';
 import type { ImageService, PullOptions } from './image-service.ts';

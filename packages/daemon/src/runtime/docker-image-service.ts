@@ -1,4 +1,4 @@
-import { fullyQualifiedImage, parseImageReference } from '@kruise/api';
+import { fullyQualifiedImage, parseImageReference } from '@kruise/kube-compat';
 import type Docker from 'dockerode';
 import type { ImageService, PullOptions, PullProgress } from './image-service.ts';
 

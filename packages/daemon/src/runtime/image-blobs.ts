@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { DEFAULT_TAG, parseImageReference } from '@kruise/api';
+import { DEFAULT_TAG, parseImageReference } from '@kruise/kube-compat';
 import type { Credential } from '../auth/keyring.ts';
 
 const MANIFEST_TYPES = [

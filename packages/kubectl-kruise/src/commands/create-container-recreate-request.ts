@@ -1,4 +1,5 @@
 import type { ContainerRecreateRequest } from '@kruise/api';
+import { KruiseResources } from '@kruise/api/kinds';
 import type { KubeObject } from '@kruise/runtime/kube/client';
 import { isNotFound } from '@kruise/runtime/kube/errors';
 import { Resources } from '@kruise/runtime/kube/resources';
@@ -93,7 +94,7 @@ Examples:
     });
     if (strategy !== 'client')
       crr = await client.create<ContainerRecreateRequest & KubeObject>(
-        Resources.ContainerRecreateRequest,
+        KruiseResources.ContainerRecreateRequest,
         crr,
         {
           dryRun: strategy === 'server',

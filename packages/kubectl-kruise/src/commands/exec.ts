@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { labelSelectorString } from '@kruise/api/label-selector';
+import { labelSelectorString } from '@kruise/kube-compat/label-selector';
 import type { KubeObject } from '@kruise/runtime/kube/client';
 import { Resources } from '@kruise/runtime/kube/resources';
 import type { Command, CommandContext } from '../command.ts';

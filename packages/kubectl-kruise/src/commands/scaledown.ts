@@ -1,4 +1,4 @@
-import { labelSelectorString } from '@kruise/api/label-selector';
+import { labelSelectorString } from '@kruise/kube-compat/label-selector';
 import { Resources } from '@kruise/runtime/kube/resources';
 import type { Command } from '../command.ts';
 import { ownedActivePods } from '../restart-in-place/workload.ts';

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { KruiseResources } from '@kruise/api/kinds';
+import type { ResourceRef } from '@kruise/kube-compat/resource-ref';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { isNotFound } from '@kruise/runtime/kube/errors';
-import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
 import { deploymentToCloneSet } from './convert.ts';
 import { type MigrationProgress, type MigrationSide, migrationStep } from './step.ts';
 
@@ -37,13 +38,13 @@ export async function createCloneSetFromDeployment(
   copyReplicas: boolean,
 ): Promise<KubeObject> {
   try {
-    await client.get(Resources.CloneSet, namespace, dst);
+    await client.get(KruiseResources.CloneSet, namespace, dst);
     throw new Error(`cloneset ${namespace}/${dst} already exists`);
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
   const deployment = await getOrFail(client, Deployments, namespace, src);
-  return client.create(Resources.CloneSet, deploymentToCloneSet(deployment, dst, copyReplicas));
+  return client.create(KruiseResources.CloneSet, deploymentToCloneSet(deployment, dst, copyReplicas));
 }
 
 /** What a replica migration is asked to do. */
@@ -78,7 +79,7 @@ export async function migrateReplicas(client: MigrateClient, o: MigrationOptions
   const srcName = `Deployment/${o.src}`;
   const dstName = `CloneSet/${o.dst}`;
   let deployment = await getOrFail(client, Deployments, o.namespace, o.src);
-  let cloneSet = await getOrFail(client, Resources.CloneSet, o.namespace, o.dst);
+  let cloneSet = await getOrFail(client, KruiseResources.CloneSet, o.namespace, o.dst);
   const total = o.replicas ?? deployment.spec?.replicas ?? 1;
   const deadline = o.timeoutSeconds ? Date.now() + o.timeoutSeconds * 1000 : Number.POSITIVE_INFINITY;
   const done: MigrationProgress = { srcMigrated: 0, dstMigrated: 0 };
@@ -87,7 +88,7 @@ export async function migrateReplicas(client: MigrateClient, o: MigrationOptions
     if (step.action === 'done') break;
     if (Date.now() > deadline) throw new Error('failed to migrate: task timeout exceeded');
     if (step.action === 'scale-out') {
-      await client.mergePatch(Resources.CloneSet, o.namespace, o.dst, {
+      await client.mergePatch(KruiseResources.CloneSet, o.namespace, o.dst, {
         spec: { replicas: side(cloneSet).replicas + step.count },
       });
       done.dstMigrated += step.count;
@@ -103,7 +104,7 @@ export async function migrateReplicas(client: MigrateClient, o: MigrationOptions
       );
     else await sleep(o.pollMs ?? 1000, undefined, o.signal ? { signal: o.signal } : undefined);
     deployment = await getOrFail(client, Deployments, o.namespace, o.src);
-    cloneSet = await getOrFail(client, Resources.CloneSet, o.namespace, o.dst);
+    cloneSet = await getOrFail(client, KruiseResources.CloneSet, o.namespace, o.dst);
   }
   o.out(`Successfully migrated ${done.dstMigrated} replicas from ${srcName} to ${dstName}`);
   return done.dstMigrated;

@@ -1,4 +1,4 @@
-import { intPercentValueOrZero, scaledValue } from '@kruise/api/intstr';
+import { intPercentValueOrZero, scaledValue } from '@kruise/kube-compat/intstr';
 
 /** A pod as the planner sees it. */
 export interface PodState {

@@ -1,6 +1,7 @@
-import { labelSelectorMatches, labelSelectorString } from '@kruise/api/label-selector';
+import { labelSelectorMatches, labelSelectorString } from '@kruise/kube-compat/label-selector';
+import type { ResourceRef } from '@kruise/kube-compat/resource-ref';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
-import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
+import { Resources } from '@kruise/runtime/kube/resources';
 import { type AvailabilityLimit, budgetMinAvailable, type PodState } from './budget.ts';
 
 /** policy/v1 PodDisruptionBudget. */

@@ -1,5 +1,6 @@
 import type { ContainerRecreateRequest } from '@kruise/api';
-import { kubeTime } from '@kruise/api/time';
+import { KruiseResources } from '@kruise/api/kinds';
+import { kubeTime } from '@kruise/kube-compat/time';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { isAlreadyExists } from '@kruise/runtime/kube/errors';
 import { Resources } from '@kruise/runtime/kube/resources';
@@ -44,13 +45,13 @@ export async function startPodRestart(
   });
   try {
     return await client.create<ContainerRecreateRequest & KubeObject>(
-      Resources.ContainerRecreateRequest,
+      KruiseResources.ContainerRecreateRequest,
       crr,
     );
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
     return client.get<ContainerRecreateRequest & KubeObject>(
-      Resources.ContainerRecreateRequest,
+      KruiseResources.ContainerRecreateRequest,
       namespace,
       name,
     );

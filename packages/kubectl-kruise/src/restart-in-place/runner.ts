@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContainerRecreateRequest } from '@kruise/api';
-import { labelSelectorString } from '@kruise/api/label-selector';
-import { kubeTime } from '@kruise/api/time';
+import { KruiseResources } from '@kruise/api/kinds';
+import { labelSelectorString } from '@kruise/kube-compat/label-selector';
+import type { ResourceRef } from '@kruise/kube-compat/resource-ref';
+import { kubeTime } from '@kruise/kube-compat/time';
 import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
-import { type ResourceRef, Resources } from '@kruise/runtime/kube/resources';
+import { Resources } from '@kruise/runtime/kube/resources';
 import { crrOutcome } from '../crr/defaults.ts';
 import type { PodState } from './budget.ts';
 import { budgetLimits } from './limits.ts';
@@ -179,7 +181,7 @@ async function listRequests(
   id: string,
 ): Promise<Map<string, ContainerRecreateRequest & KubeObject>> {
   const list = await client.listAll<ContainerRecreateRequest & KubeObject>(
-    Resources.ContainerRecreateRequest,
+    KruiseResources.ContainerRecreateRequest,
     {
       namespace,
       labelSelector: `${RESTART_ID_LABEL}=${id}`,

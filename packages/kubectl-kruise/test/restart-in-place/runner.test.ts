@@ -1,4 +1,5 @@
-import { type KubeObject, Resources } from '@kruise/runtime';
+import { KruiseResources } from '@kruise/api';
+import type { KubeObject } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CloneSetEnv,
@@ -37,12 +38,12 @@ function playNode(daemonReady: () => Promise<boolean>) {
         if (!ready) await runPod(env.client, p).catch(() => undefined);
       }
       const crrs = (await daemonReady())
-        ? (await env.client.list(Resources.ContainerRecreateRequest, { namespace: 'default' })).items
+        ? (await env.client.list(KruiseResources.ContainerRecreateRequest, { namespace: 'default' })).items
         : [];
       for (const c of crrs as KubeObject[]) {
         if (c.status?.phase === 'Completed') continue;
         await env.client
-          .mergePatchStatus(Resources.ContainerRecreateRequest, 'default', c.metadata!.name, {
+          .mergePatchStatus(KruiseResources.ContainerRecreateRequest, 'default', c.metadata!.name, {
             status: {
               phase: 'Completed',
               completionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -71,7 +72,7 @@ function playNode(daemonReady: () => Promise<boolean>) {
 describe('restartInPlace', () => {
   it('restarts the pods that existed when it began, each once, and leaves a pod created meanwhile alone', async () => {
     await env.client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('ipr', { replicas: 3, updateStrategy: { maxUnavailable: 1 } }),
     );
     const before = await runUntil(env.client, 'ipr', (p) => (p.length === 3 ? p : undefined));
@@ -81,7 +82,7 @@ describe('restartInPlace', () => {
     let scaled = false;
     const record = await restartInPlace(env.client, {
       kind: RESTARTABLE_KINDS.CloneSet!,
-      resource: Resources.CloneSet,
+      resource: KruiseResources.CloneSet,
       what: 'cloneset.apps.kruise.io/ipr',
       namespace: 'default',
       name: 'ipr',
@@ -95,7 +96,10 @@ describe('restartInPlace', () => {
         if (!scaled && line.startsWith('restarting 3 pods')) {
           scaled = true;
           setTimeout(
-            () => void env.client.mergePatch(Resources.CloneSet, 'default', 'ipr', { spec: { replicas: 4 } }),
+            () =>
+              void env.client.mergePatch(KruiseResources.CloneSet, 'default', 'ipr', {
+                spec: { replicas: 4 },
+              }),
             1100,
           );
         }

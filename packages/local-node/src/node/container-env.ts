@@ -1,4 +1,5 @@
-import { parseQuantity, quantityMilliValue, quantityValue, splitSubscriptedPath } from '@kruise/api';
+import { splitSubscriptedPath } from '@kruise/api';
+import { parseQuantity, quantityMilliValue, quantityValue } from '@kruise/kube-compat';
 import type {
   ConfigMap,
   Container,
@@ -6,8 +7,8 @@ import type {
   ResourceRequirements,
   Secret,
 } from 'kubernetes-types/core/v1.js';
+import type { BoundPod } from './bound-pod.ts';
 import { expand } from './env-expansion.ts';
-import type { BoundPod } from './pod-runner.ts';
 
 /** Where env values from ConfigMaps and Secrets come from (undefined: the object does not exist). */
 export interface EnvSources {

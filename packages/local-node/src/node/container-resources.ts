@@ -1,5 +1,5 @@
-import { canonicalQuantity, parseQuantity, quantityMilliValue, quantityValue } from '@kruise/api';
 import type { LinuxContainerResources } from '@kruise/cri/generated/runtime/v1/LinuxContainerResources';
+import { canonicalQuantity, parseQuantity, quantityMilliValue, quantityValue } from '@kruise/kube-compat';
 import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 
 /** The compute resources kubelet hands to the runtime and resizes. */

@@ -1,3 +1,7 @@
+import type { ContainerConfig } from '@kruise/cri/generated/runtime/v1/ContainerConfig';
+import type { LinuxContainerResources } from '@kruise/cri/generated/runtime/v1/LinuxContainerResources';
+import type { Mount } from '@kruise/cri/generated/runtime/v1/Mount';
+import type { PodSandboxConfig } from '@kruise/cri/generated/runtime/v1/PodSandboxConfig';
 import {
   CRI_CONTAINER_HASH_ANNOTATION,
   CRI_CONTAINER_NAME_LABEL,
@@ -10,15 +14,11 @@ import {
   CRI_TERMINATION_MESSAGE_PATH_ANNOTATION,
   formatKubeletContainerHash,
   kubeletContainerHash,
-} from '@kruise/api';
-import type { ContainerConfig } from '@kruise/cri/generated/runtime/v1/ContainerConfig';
-import type { LinuxContainerResources } from '@kruise/cri/generated/runtime/v1/LinuxContainerResources';
-import type { Mount } from '@kruise/cri/generated/runtime/v1/Mount';
-import type { PodSandboxConfig } from '@kruise/cri/generated/runtime/v1/PodSandboxConfig';
+} from '@kruise/kube-compat';
 import type { Container } from 'kubernetes-types/core/v1.js';
+import type { BoundPod } from './bound-pod.ts';
 import type { ComputeResources } from './container-resources.ts';
 import { expandCommandAndArgs } from './env-expansion.ts';
-import type { BoundPod } from './pod-runner.ts';
 
 /** kubelet's CRI label and annotation keys (the daemon reads them back). */
 export const KubeletKeys = {

@@ -13,12 +13,13 @@ import {
   Resources,
   silentLogger,
 } from '@kruise/runtime';
+import type { BoundPod } from './bound-pod.ts';
 import { CONTAINER_GC_PERIOD_MS, deadContainersToRemove } from './container-gc.ts';
 import { KubeletKeys } from './kubelet-metadata.ts';
 import { KubeletServer } from './kubelet-server.ts';
 import { heartbeat, type NodeFacts, nodeCapacity, registerNode } from './node-registration.ts';
 import { PodLogs } from './pod-logs.ts';
-import { type BoundPod, PodRunner } from './pod-runner.ts';
+import { PodRunner } from './pod-runner.ts';
 import { PodVolumes, type VolumeSources } from './pod-volumes.ts';
 import { Prober } from './prober.ts';
 import { RestartBackoff } from './restart-backoff.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import { isAlreadyExists, type KubeClient, Resources } from '@kruise/runtime';
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
 

@@ -1,4 +1,4 @@
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import type {
   Container,
   ContainerStateTerminated,

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type { Mount } from '@kruise/cri/generated/runtime/v1/Mount';
 import type { Container, PersistentVolume, PersistentVolumeClaim, Volume } from 'kubernetes-types/core/v1.js';
 import { writeAtomically } from './atomic-writer.ts';
+import type { BoundPod } from './bound-pod.ts';
 import type { EnvSources, NodeEnvFacts } from './container-env.ts';
 import { expand } from './env-expansion.ts';
-import type { BoundPod } from './pod-runner.ts';
 import { apiVolumeFiles, VolumeSetUpError } from './volume-content.ts';
 
 /** Where volumes' objects come from: ConfigMaps and Secrets, claims and their volumes (undefined: not found). */

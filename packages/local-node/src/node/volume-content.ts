@@ -6,9 +6,9 @@ import type {
   Volume,
   VolumeProjection,
 } from 'kubernetes-types/core/v1.js';
+import type { BoundPod } from './bound-pod.ts';
 import type { EnvSources, NodeEnvFacts } from './container-env.ts';
 import { podFieldValue, resourceFieldValue } from './container-env.ts';
-import type { BoundPod } from './pod-runner.ts';
 
 /** One file of an API-data volume: its bytes and mode. */
 export interface VolumeFile {

@@ -1,6 +1,6 @@
+import type { FeatureGates } from '@kruise/api';
 import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { FeatureGates } from '../features.ts';
 import { mutateCloneSet } from './cloneset/mutating.ts';
 import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';

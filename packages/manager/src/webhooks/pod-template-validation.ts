@@ -1,5 +1,5 @@
+import { parseQuantity, quantitiesEqual } from '@kruise/kube-compat';
 import type { Container, PodTemplateSpec, Volume } from 'kubernetes-types/core/v1.js';
-import { parseQuantity, quantitiesEqual } from '../workload/quantity.ts';
 import { duplicate, type FieldError, invalid, notFound, notSupported, required } from './field-errors.ts';
 
 /**

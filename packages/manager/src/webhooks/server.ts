@@ -1,8 +1,8 @@
 import { CertManager, isNotFound, type Manager, Resources, WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { WEBHOOK_NAMES } from '../deploy/webhook-configurations.ts';
 import { trimmedNodes, trimmedPods } from '../informers.ts';
 import type { ManagerOptions } from '../options.ts';
+import { WEBHOOK_NAMES } from './configurations.ts';
 import { registerRoutes, webhookRoutes } from './paths.ts';
 
 /** The admission webhooks as the manager runs them: the server, its certificates and the port it bound. */

@@ -1,6 +1,6 @@
 import type { UpdatePriorityStrategy, UpdateScatterTerm } from '@kruise/api';
+import { labelSelectorMatches } from '@kruise/kube-compat';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { labelSelectorMatches } from '../labels.ts';
 
 /** The last run of digits of a label value as a number (`sts-10` → 10), 0 when none. */
 function trailingInt(v: string): number {

@@ -1,3 +1,4 @@
+import { KruiseResources } from '@kruise/api';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import {
@@ -20,7 +21,7 @@ useCloneSetEnv([], (env) => {
 
 describe('CloneSet controller: scale', () => {
   it('creates replicas named <cloneset>-<instance id> with revision labels, the readiness gate and lifecycle, then reports status', async () => {
-    await client.create(Resources.CloneSet, cloneSet('scale', { replicas: 3 }));
+    await client.create(KruiseResources.CloneSet, cloneSet('scale', { replicas: 3 }));
     const pods = await eventually(async () => {
       const p = await podsOf(client, 'scale');
       return p.length === 3 ? p : undefined;
@@ -72,7 +73,7 @@ describe('CloneSet controller: scale', () => {
   });
 
   it('scales in to the replicas asked for', async () => {
-    await client.mergePatch(Resources.CloneSet, 'default', 'scale', { spec: { replicas: 1 } });
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'scale', { spec: { replicas: 1 } });
     const status = await runUntil(client, 'scale', async () => {
       const s = (await getCloneSet(client, 'scale')).status;
       return s?.replicas === 1 && (await podsOf(client, 'scale')).length === 1 ? s : undefined;
@@ -83,7 +84,7 @@ describe('CloneSet controller: scale', () => {
 
 describe('CloneSet controller: update', () => {
   it('ReCreate replaces every pod with one of the new revision and moves currentRevision', async () => {
-    await client.create(Resources.CloneSet, cloneSet('recreate', { replicas: 2 }));
+    await client.create(KruiseResources.CloneSet, cloneSet('recreate', { replicas: 2 }));
     const before = await runUntil(client, 'recreate', async (pods) =>
       pods.length === 2 && (await getCloneSet(client, 'recreate')).status?.availableReplicas === 2
         ? pods
@@ -115,7 +116,7 @@ describe('CloneSet controller: update', () => {
 
   it('InPlaceIfPossible changes the image of the same pods (UID kept) through InPlaceUpdateReady and the Updating state', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('inplace', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 1 } }),
     );
     const before = await runUntil(client, 'inplace', async (pods) =>
@@ -162,7 +163,7 @@ describe('CloneSet controller: update', () => {
 
   it('partition keeps that many pods at the old revision; expectedUpdatedReplicas and Progressing say so', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('canary', {
         replicas: 3,
         progressDeadlineSeconds: 600,

@@ -1,5 +1,5 @@
-import type { CloneSet } from '@kruise/api';
-import { kubeletContainerHash } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
+import { kubeletContainerHash } from '@kruise/kube-compat';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -133,7 +133,7 @@ describe.each([
   beforeAll(async () => {
     for (const name of ['owner', 'marker']) {
       await env.client.create(
-        Resources.CloneSet,
+        KruiseResources.CloneSet,
         cloneSet(name, { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }),
       );
       await available(env.client, name, 2);

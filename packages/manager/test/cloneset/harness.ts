@@ -1,10 +1,10 @@
-import type { CloneSet } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { type CloneSet, KruiseResources } from '@kruise/api';
+
 import type { ControlPlane } from '@kruise/control-plane';
+import { kubeTime } from '@kruise/kube-compat';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll } from 'vitest';
-
 import type { ManagerApp } from '../../src/index.ts';
 import { addNode, eventually, startEnv, WAIT_MS } from '../env.ts';
 
@@ -181,14 +181,14 @@ export const available = (client: KubeClient, name: string, replicas: number, ti
 
 /** The CloneSet as stored. */
 export const getCloneSet = (client: KubeClient, name: string) =>
-  client.get(Resources.CloneSet, 'default', name) as Promise<CloneSet & KubeObject>;
+  client.get(KruiseResources.CloneSet, 'default', name) as Promise<CloneSet & KubeObject>;
 
 /** The first container's image. */
 export const image = (p: { spec?: { containers?: { image?: string }[] } }) => p.spec?.containers?.[0]?.image;
 
 /** Changes the image of the CloneSet's template. */
 export const setImage = (client: KubeClient, name: string, img: string) =>
-  client.mergePatch(Resources.CloneSet, 'default', name, {
+  client.mergePatch(KruiseResources.CloneSet, 'default', name, {
     spec: { template: { spec: { containers: [{ name: 'main', image: img }] } } },
   });
 

@@ -1,3 +1,4 @@
+import { KruiseResources } from '@kruise/api';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +28,7 @@ const podNamed = async (name: string) => (await client.get(Resources.Pod, 'defau
 describe('CloneSet lifecycle hooks', () => {
   it('preDelete: a specified-delete pod waits in PreparingDelete, held not-ready, until the hook label goes', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('predelete', {
         replicas: 2,
         lifecycle: {
@@ -58,7 +59,7 @@ describe('CloneSet lifecycle hooks', () => {
     expect(await podsOf(client, 'predelete')).toHaveLength(2);
     expect(state(await podNamed(name))).toBe('PreparingDelete');
     // unless the CloneSet asks to leave PreparingDelete pods out of scaling
-    await client.mergePatch(Resources.CloneSet, 'default', 'predelete', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'predelete', {
       metadata: { labels: { 'apps.kruise.io/cloneset-scaling-exclude-preparing-delete': 'true' } },
     });
     await runUntil(client, 'predelete', (pods) => pods.length === 3);
@@ -75,7 +76,7 @@ describe('CloneSet lifecycle hooks', () => {
   it('inPlaceUpdate: PreparingUpdate until the hook goes, then Updating, Updated, and Normal once the hook is back', async () => {
     const hook = { 'example.io/unready-blocker': 'true' };
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('inplacehook', {
         replicas: 1,
         updateStrategy: { type: 'InPlaceIfPossible' },
@@ -107,7 +108,7 @@ describe('CloneSet lifecycle hooks', () => {
 
   it('preNormal: a pod stays PreparingNormal (unavailable) until all hook labels are on it', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('prenormal', {
         replicas: 1,
         lifecycle: { preNormal: { labelsHandler: { 'example.io/registered': 'true' } } },

@@ -1,3 +1,4 @@
+import { KruiseResources } from '@kruise/api';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import {
@@ -17,14 +18,14 @@ useCloneSetEnv(['--feature-gates=PreDownloadImageForInPlaceUpdate=true'], (env) 
 
 const revision = (name: string) => client.get(Resources.ControllerRevision, 'default', name);
 const jobsOf = async (owner: string) =>
-  (await client.list(Resources.ImagePullJob, { namespace: 'default' })).items.filter((j) =>
+  (await client.list(KruiseResources.ImagePullJob, { namespace: 'default' })).items.filter((j) =>
     j.metadata?.ownerReferences?.some((r: { name: string }) => r.name === owner),
   );
 
 describe('CloneSet image pre-download (gate PreDownloadImageForInPlaceUpdate)', () => {
   it('creates an ImagePullJob for the new image of an in-place update and deletes it once all pods are updated', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('warm', {
         replicas: 4,
         updateStrategy: { type: 'InPlaceIfPossible', partition: 3 },
@@ -35,7 +36,7 @@ describe('CloneSet image pre-download (gate PreDownloadImageForInPlaceUpdate)', 
       }),
     );
     await statusWhen(client, 'warm', (s) => s.availableReplicas === 4);
-    await client.mergePatch(Resources.CloneSet, 'default', 'warm', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'warm', {
       metadata: { annotations: { 'apps.kruise.io/image-predownload-parallelism': '2' } },
     });
     await setImage(client, 'warm', 'busybox:v2');
@@ -68,7 +69,7 @@ describe('CloneSet image pre-download (gate PreDownloadImageForInPlaceUpdate)', 
     expect(await eventsOf(client, 'warm')).toContain(
       `Normal CreatedImagePullJob created ImagePullJob ${job!.metadata!.name} for image: busybox:v2`,
     );
-    await client.mergePatch(Resources.CloneSet, 'default', 'warm', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'warm', {
       spec: { updateStrategy: { partition: 0 } },
     });
     await statusWhen(
@@ -81,7 +82,7 @@ describe('CloneSet image pre-download (gate PreDownloadImageForInPlaceUpdate)', 
 
   it('marks the revision ignored for ReCreate (no job)', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('cold', { replicas: 4, updateStrategy: { partition: 3 } }),
     );
     await statusWhen(client, 'cold', (s) => s.availableReplicas === 4);

@@ -1,3 +1,4 @@
+import { KruiseResources } from '@kruise/api';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { cloneSet, eventually, podsOf, statusWhen, useCloneSetEnv } from './harness.ts';
@@ -28,7 +29,7 @@ const claims = async (app: string) =>
 
 describe('CloneSet volumeClaimTemplates', () => {
   it('gives each pod its claims, named <template>-<cloneset>-<instance id>, and mounts them', async () => {
-    await client.create(Resources.CloneSet, withClaims('disk'));
+    await client.create(KruiseResources.CloneSet, withClaims('disk'));
     await statusWhen(client, 'disk', (s, pods) => s.availableReplicas === 2 && pods.length === 2);
     const pods = await podsOf(client, 'disk');
     const list = await claims('disk');
@@ -65,7 +66,7 @@ describe('CloneSet volumeClaimTemplates', () => {
   });
 
   it('scale-in deletes the pods and their claims', async () => {
-    await client.mergePatch(Resources.CloneSet, 'default', 'disk', { spec: { replicas: 1 } });
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'disk', { spec: { replicas: 1 } });
     await statusWhen(client, 'disk', (s, pods) => s.replicas === 1 && pods.length === 1);
     const [pod] = await podsOf(client, 'disk');
     await eventually(async () => {
@@ -76,7 +77,7 @@ describe('CloneSet volumeClaimTemplates', () => {
 
   it('with disablePVCReuse a replacement gets a new instance id and a new claim', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       withClaims('fresh', { replicas: 1, scaleStrategy: { disablePVCReuse: true } }),
     );
     await statusWhen(client, 'fresh', (s, pods) => s.availableReplicas === 1 && pods.length === 1);

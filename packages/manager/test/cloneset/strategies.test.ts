@@ -1,3 +1,4 @@
+import { KruiseResources } from '@kruise/api';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import {
@@ -27,7 +28,7 @@ const revisionOf = (p: { metadata?: { labels?: Record<string, string> } }) =>
 describe('CloneSet update strategy', () => {
   it('maxUnavailable 1: a second pod is not touched while the first replacement is not ready', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('pace', { replicas: 4, updateStrategy: { maxUnavailable: 1 } }),
     );
     await ready('pace', 4);
@@ -46,9 +47,9 @@ describe('CloneSet update strategy', () => {
   });
 
   it('paused: no pod is updated, scaling goes on; resuming updates them', async () => {
-    await client.create(Resources.CloneSet, cloneSet('paused', { replicas: 2 }));
+    await client.create(KruiseResources.CloneSet, cloneSet('paused', { replicas: 2 }));
     await ready('paused', 2);
-    await client.mergePatch(Resources.CloneSet, 'default', 'paused', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'paused', {
       spec: {
         replicas: 3,
         updateStrategy: { paused: true },
@@ -64,7 +65,7 @@ describe('CloneSet update strategy', () => {
     const pods = await podsOf(client, 'paused');
     expect(pods.map(image).sort()).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v2']);
     expect(s.updatedReplicas).toBe(1);
-    await client.mergePatch(Resources.CloneSet, 'default', 'paused', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'paused', {
       spec: { updateStrategy: { paused: false } },
     });
     await statusWhen(client, 'paused', (st) => st.updatedAvailableReplicas === 3 && st.replicas === 3);
@@ -72,7 +73,7 @@ describe('CloneSet update strategy', () => {
 
   it('maxSurge 1 with maxUnavailable 0 creates the new pod before deleting an old one', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('surge', { replicas: 2, updateStrategy: { maxSurge: 1, maxUnavailable: 0 } }),
     );
     await ready('surge', 2);
@@ -89,7 +90,7 @@ describe('CloneSet update strategy', () => {
 
   it('priorityStrategy: the pod with the heavier weight is updated first', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('ranked', {
         replicas: 3,
         updateStrategy: {
@@ -117,14 +118,14 @@ describe('CloneSet update strategy', () => {
 
   it('InPlaceIfPossible recreates pods when the change is not in-place-able (env)', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('fallback', { replicas: 1, updateStrategy: { type: 'InPlaceIfPossible' } }),
     );
     const [before] = await (async () => {
       await ready('fallback', 1);
       return podsOf(client, 'fallback');
     })();
-    await client.mergePatch(Resources.CloneSet, 'default', 'fallback', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'fallback', {
       spec: {
         template: {
           spec: { containers: [{ name: 'main', image: 'busybox:v1', env: [{ name: 'A', value: '1' }] }] },
@@ -139,7 +140,7 @@ describe('CloneSet update strategy', () => {
 
   it('rolls back to the old revision by name when the template returns to it', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('undo', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }),
     );
     const first = (await ready('undo', 2)).updateRevision!;
@@ -166,7 +167,10 @@ describe('CloneSet update strategy', () => {
   });
 
   it('revisionHistoryLimit keeps that many revisions beside the live ones', async () => {
-    await client.create(Resources.CloneSet, cloneSet('history', { replicas: 1, revisionHistoryLimit: 1 }));
+    await client.create(
+      KruiseResources.CloneSet,
+      cloneSet('history', { replicas: 1, revisionHistoryLimit: 1 }),
+    );
     await ready('history', 1);
     for (const tag of ['v2', 'v3', 'v4']) {
       await setImage(client, 'history', `busybox:${tag}`);
@@ -190,7 +194,7 @@ describe('CloneSet update strategy', () => {
 describe('CloneSet scale strategy', () => {
   it('scaleStrategy.maxUnavailable 1 creates one pod at a time and says ScaleUpLimited', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('slow', { replicas: 3, scaleStrategy: { maxUnavailable: 1 } }),
     );
     const limited =
@@ -207,10 +211,10 @@ describe('CloneSet scale strategy', () => {
   });
 
   it('podsToDelete deletes those pods, replaces them and is emptied', async () => {
-    await client.create(Resources.CloneSet, cloneSet('pick', { replicas: 2 }));
+    await client.create(KruiseResources.CloneSet, cloneSet('pick', { replicas: 2 }));
     await ready('pick', 2);
     const [victim, keeper] = await podsOf(client, 'pick');
-    await client.mergePatch(Resources.CloneSet, 'default', 'pick', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'pick', {
       spec: { scaleStrategy: { podsToDelete: [victim!.metadata!.name] } },
     });
     await statusWhen(
@@ -233,7 +237,7 @@ describe('CloneSet scale strategy', () => {
     // the manager's pod watch goes down and cannot come back while the controller creates a pod
     env.cp.faults.failRequests('/pods', 1_000_000, 500, ['watch', 'list']);
     env.cp.faults.dropWatches();
-    await client.create(Resources.CloneSet, cloneSet('lost', { replicas: 1 }));
+    await client.create(KruiseResources.CloneSet, cloneSet('lost', { replicas: 1 }));
     const first = await eventually(async () =>
       (await eventsOf(client, 'lost'))
         .map((e) => /^Normal SuccessfulCreate succeed to create pod (.+)$/.exec(e)?.[1])
@@ -254,7 +258,10 @@ describe('CloneSet scale strategy', () => {
   });
 
   it('Progressing turns False with ProgressDeadlineExceeded when pods do not become available in time', async () => {
-    await client.create(Resources.CloneSet, cloneSet('late', { replicas: 1, progressDeadlineSeconds: 1 }));
+    await client.create(
+      KruiseResources.CloneSet,
+      cloneSet('late', { replicas: 1, progressDeadlineSeconds: 1 }),
+    );
     const cs = await eventually(async () => {
       const c = await getCloneSet(client, 'late');
       const p = c.status?.conditions?.find((x) => x.type === 'Progressing');

@@ -1,3 +1,4 @@
+import { KruiseResources } from '@kruise/api';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
@@ -70,7 +71,7 @@ describe('CloneSet update order', () => {
       ['bunched', false],
     ] as const) {
       await client.create(
-        Resources.CloneSet,
+        KruiseResources.CloneSet,
         cloneSet(name, { replicas: 6, updateStrategy: strategy(scatter) }),
       );
       await ready(name, 6);
@@ -85,7 +86,7 @@ describe('CloneSet update order', () => {
 
   it('orderPriority takes the first key pods have, larger number first; a lower partition goes on in that order', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('ordered', {
         replicas: 3,
         updateStrategy: {
@@ -101,7 +102,7 @@ describe('CloneSet update order', () => {
     await setImage(client, 'ordered', 'busybox:v2');
     const ranks: string[] = [];
     for (const partition of [2, 1, 0]) {
-      await client.mergePatch(Resources.CloneSet, 'default', 'ordered', {
+      await client.mergePatch(KruiseResources.CloneSet, 'default', 'ordered', {
         spec: { updateStrategy: { partition } },
       });
       const now = await settledAt('ordered', 3 - partition);
@@ -119,12 +120,12 @@ describe('CloneSet update types', () => {
   it('InPlaceOnly with a pending change that cannot be made in place: FailedUpdate with upstream’s message, no pod recreated', async () => {
     // an env change waits behind the partition; then the type becomes InPlaceOnly and the partition goes
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('strict', { replicas: 1, updateStrategy: { type: 'InPlaceIfPossible', partition: 1 } }),
     );
     await ready('strict', 1);
     const [before] = await podsOf(client, 'strict');
-    await client.mergePatch(Resources.CloneSet, 'default', 'strict', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'strict', {
       spec: {
         template: {
           spec: { containers: [{ name: 'main', image: 'busybox:v1', env: [{ name: 'A', value: '1' }] }] },
@@ -132,7 +133,7 @@ describe('CloneSet update types', () => {
       },
     });
     await statusWhen(client, 'strict', (s) => s.updateRevision !== s.currentRevision, WAIT_MS);
-    await client.mergePatch(Resources.CloneSet, 'default', 'strict', {
+    await client.mergePatch(KruiseResources.CloneSet, 'default', 'strict', {
       spec: { updateStrategy: { type: 'InPlaceOnly', partition: 0 } },
     });
     const failed = await eventually(async () => {
@@ -153,7 +154,7 @@ describe('CloneSet update types', () => {
 
   it('maxSurge during an in-place update: a new pod first, two pods updated in place, the surplus old pod deleted', async () => {
     await client.create(
-      Resources.CloneSet,
+      KruiseResources.CloneSet,
       cloneSet('surged', {
         replicas: 3,
         updateStrategy: { type: 'InPlaceIfPossible', maxSurge: 1, maxUnavailable: 0 },

@@ -1,4 +1,5 @@
-import { deepHashJsonBytes, expectedEnvFromMetadataHash } from '@kruise/api';
+import { expectedEnvFromMetadataHash } from '@kruise/api';
+import { deepHashJsonBytes } from '@kruise/kube-compat';
 import { ConflictError } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Container, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';

@@ -1,6 +1,6 @@
+import { canonicalQuantity, quantitiesEqual } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import { describe, expect, it } from 'vitest';
-import { canonicalQuantity, quantitiesEqual } from '../../src/workload/quantity.ts';
 import {
   hashRevision,
   hasRevision,

@@ -1,13 +1,13 @@
-import { type FeatureGates, parseFeatureGates } from '@kruise/api';
 import { CommanderError } from 'commander';
 
 /**
- * The value of `--feature-gates` (kruise-manager and kruise-daemon), or a CommanderError (exit 2)
- * that says what is wrong: `error: invalid argument for '--feature-gates': unrecognized feature gate: X`.
+ * The value of `--feature-gates` as the program's own `parse` reads it (the kit knows no gate
+ * set), or a CommanderError (exit 2) that says what `parse` refused:
+ * `error: invalid argument for '--feature-gates': unrecognized feature gate: X`.
  */
-export function featureGatesFlag(text: string | undefined): FeatureGates {
+export function featureGatesFlag<T>(text: string | undefined, parse: (text: string | undefined) => T): T {
   try {
-    return parseFeatureGates(text);
+    return parse(text);
   } catch (err) {
     throw new CommanderError(
       2,

@@ -8,3 +8,21 @@ export class TerminalError extends Error {
     this.cause = cause;
   }
 }
+
+/**
+ * Whether a reconcile exception is what a Go reconciler would panic on: a programming fault of the
+ * language (`TypeError` — e.g. reading a field of `undefined` —, `ReferenceError`, `RangeError`,
+ * `SyntaxError`, `EvalError`, `URIError`) or a thrown value that is not an `Error`. Every other
+ * exception stands for an error a Go reconciler returns.
+ */
+export function isPanic(err: unknown): boolean {
+  return (
+    !(err instanceof Error) ||
+    err instanceof TypeError ||
+    err instanceof ReferenceError ||
+    err instanceof RangeError ||
+    err instanceof SyntaxError ||
+    err instanceof EvalError ||
+    err instanceof URIError
+  );
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat/time';
 import type { KubeClient, KubeObject } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { Resources } from '../kube/resources.ts';

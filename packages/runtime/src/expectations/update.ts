@@ -7,7 +7,7 @@ const keyOf = (obj: VersionedObject) =>
 
 /**
  * Objects an owner updated to a revision that its cache does not show at that revision yet (kruise's
- * `UpdateExpectations`, e.g. pods a CloneSet updated in place): until each shows the revision, the
+ * `UpdateExpectations`, e.g. pods a workload updated in place): until each shows the revision, the
  * owner does not count them as old and update them again. Expecting a different revision starts over;
  * an expectation unmet past the timeout is dropped, logged, counted.
  */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpDate } from '@kruise/api/time';
+import { httpDate } from '@kruise/kube-compat/time';
 
 /** A named check: resolves when healthy, throws (or rejects) with the reason otherwise. */
 export type Check = () => void | Promise<void>;
@@ -53,7 +53,7 @@ export class ProbeServer {
   /** Starts listening; resolves with the bound port. */
   async listen(host: string, port: number): Promise<number> {
     this.server = createServer((req, res) => {
-      // Node's own Date header uses Date#toUTCString (see @kruise/api isoTime: ~3 MB of RSS).
+      // Node's own Date header uses Date#toUTCString (see @kruise/kube-compat isoTime: ~3 MB of RSS).
       res.sendDate = false;
       res.setHeader('date', httpDate());
       const url = new URL(req.url ?? '/', 'http://localhost');

@@ -63,9 +63,35 @@ export class InformerFactory {
     for (const s of this.informers.values()) s.informer.start();
   }
 
-  /** Resolves once every informer has listed. */
-  async waitForCacheSync(): Promise<void> {
-    await Promise.all([...this.informers.values()].map((s) => s.informer.waitForSync()));
+  /**
+   * Resolves once every informer has listed; rejects after `timeoutMs` (when given) naming each
+   * informer that has not, with why its last list failed (e.g. `403 Forbidden: …` for a missing
+   * `list` permission), as controller-runtime fails a manager whose caches do not sync.
+   */
+  async waitForCacheSync(timeoutMs?: number): Promise<void> {
+    const all = Promise.all([...this.informers.values()].map((s) => s.informer.waitForSync()));
+    if (timeoutMs === undefined) {
+      await all;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    const result = await Promise.race([all, timedOut]);
+    clearTimeout(timer);
+    if (result !== 'timeout') return;
+    const unsynced = [...this.informers.values()]
+      .filter((s) => !s.informer.hasSynced())
+      .map((s) => s.informer.describe());
+    throw new Error(
+      `failed to wait for caches to sync: ${unsynced
+        .map(
+          (u) =>
+            `timed out waiting for cache to be synced for Kind ${u.kind}${u.lastFailure ? ` (${u.lastFailure})` : ''}`,
+        )
+        .join('; ')}`,
+    );
   }
 
   /** Whether every informer has listed. */

@@ -1,5 +1,5 @@
 import type { KubeClient, KubeObject } from '../kube/client.ts';
-import { GoneError } from '../kube/errors.ts';
+import { GoneError, KubeApiError } from '../kube/errors.ts';
 import { collectionPath, type ResourceRef } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import { IndexedCache, type IndexFunc, objectKey } from './indexer.ts';
@@ -58,6 +58,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   private loop: Promise<void> | undefined;
   private relistRequested = false;
   private syncWaiters: (() => void)[] = [];
+  /** Why the last list or watch failed (until one succeeds): what a sync timeout reports. */
+  private lastFailure: string | undefined;
   /** Counters for tests and metrics. */
   readonly stats = { lists: 0, watches: 0, relistsOnGone: 0, restarts: 0, staleRestarts: 0 };
 
@@ -95,6 +97,15 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Resolves once the first list has completed. */
   waitForSync(): Promise<void> {
     return this.synced ? Promise.resolve() : new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  /**
+   * What the informer lists, as controller-runtime names a kind in its sync errors
+   * (`*v1.Pod`), and why its last list failed, if it did.
+   */
+  describe(): { kind: string; lastFailure: string | undefined } {
+    const r = this.options.resource;
+    return { kind: `*${r.version}.${r.kind}`, lastFailure: this.lastFailure };
   }
 
   /** Cached objects. */
@@ -195,6 +206,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         }
         if ((err as Error).name === 'AbortError' || this.abort?.signal.aborted) continue;
         this.stats.restarts++;
+        this.lastFailure = failureText(this.options.resource, err);
         this.log.warn({ err: (err as Error).message, backoffms: backoff }, 'list or watch failed, retrying');
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, backoff * (0.8 + Math.random() * 0.4));
@@ -237,6 +249,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       for (const h of this.handlers) h.delete?.(old);
     }
     this.resourceVersion = resourceVersion;
+    this.lastFailure = undefined;
     if (!this.synced) {
       this.synced = true;
       for (const w of this.syncWaiters.splice(0)) w();
@@ -270,4 +283,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     } else this.upsert(key, e.object as T);
     if (rv) this.resourceVersion = rv;
   }
+}
+
+/** A failed list or watch as client-go's reflector logs it: `failed to list *v1.Pod: 403 Forbidden: …`. */
+function failureText(resource: ResourceRef, err: unknown): string {
+  const kind = `*${resource.version}.${resource.kind}`;
+  if (err instanceof KubeApiError)
+    return `failed to list ${kind}: ${err.code}${err.reason ? ` ${err.reason}` : ''}: ${err.message}`;
+  return `failed to list ${kind}: ${(err as Error)?.message ?? String(err)}`;
 }

@@ -3,6 +3,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { errorFor, KubeApiError } from './errors.ts';
 import { type ClusterAccess, inClusterAccess, parseKubeconfig } from './kubeconfig.ts';
+import { currentRequestSignal } from './request-scope.ts';
 import { apiVersionOf, collectionPath, objectPath, type ResourceRef } from './resources.ts';
 
 /** A Kubernetes object as JSON; timestamps stay RFC 3339 strings. */
@@ -83,7 +84,9 @@ export class KubeClient {
 
   /**
    * Opens a request and resolves with the response once its headers arrive (the body is left
-   * to the caller). Used for plain calls and for watch streams.
+   * to the caller). Used for plain calls and for watch streams. The request is tied to
+   * `options.signal` and to the signal of the work it runs in (`withRequestSignal`): once either is
+   * aborted, nothing more is sent and a request in flight is cancelled.
    */
   async open(
     method: string,
@@ -102,14 +105,14 @@ export class KubeClient {
       headers['content-type'] = options.contentType ?? 'application/json';
       headers['content-length'] = Buffer.byteLength(options.body);
     }
+    const scoped = currentRequestSignal();
+    const signal =
+      scoped && options.signal ? AbortSignal.any([scoped, options.signal]) : (scoped ?? options.signal);
+    signal?.throwIfAborted();
     this.requestCount++;
     const send = this.secure ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const req = send(
-        url,
-        { method, headers, agent: this.agent, ...(options.signal ? { signal: options.signal } : {}) },
-        resolve,
-      );
+      const req = send(url, { method, headers, agent: this.agent, ...(signal ? { signal } : {}) }, resolve);
       req.on('error', reject);
       req.end(options.body);
     });

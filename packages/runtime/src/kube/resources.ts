@@ -1,29 +1,9 @@
-import { GROUP, VERSION } from '@kruise/api/group';
+import { type ResourceRef, resourceRef as ref } from '@kruise/kube-compat/resource-ref';
 
-/** Where a resource is served. */
-export interface ResourceRef {
-  group: string;
-  version: string;
-  plural: string;
-  namespaced: boolean;
-  kind: string;
-}
+/** The kit's resource address; kinds outside this table are the programs' own (handed in as references). */
+export type { ResourceRef };
 
-const ref = (
-  group: string,
-  version: string,
-  plural: string,
-  kind: string,
-  namespaced: boolean,
-): ResourceRef => ({
-  group,
-  version,
-  plural,
-  kind,
-  namespaced,
-});
-
-/** The resources this project reads and writes. */
+/** The built-in Kubernetes resources the kit and its programs read and write. */
 export const Resources = {
   Namespace: ref('', 'v1', 'namespaces', 'Namespace', false),
   Node: ref('', 'v1', 'nodes', 'Node', false),
@@ -56,17 +36,6 @@ export const Resources = {
     'CustomResourceDefinition',
     false,
   ),
-  NodeImage: ref(GROUP, VERSION, 'nodeimages', 'NodeImage', false),
-  ImagePullJob: ref(GROUP, VERSION, 'imagepulljobs', 'ImagePullJob', true),
-  ImageListPullJob: ref(GROUP, VERSION, 'imagelistpulljobs', 'ImageListPullJob', true),
-  ContainerRecreateRequest: ref(
-    GROUP,
-    VERSION,
-    'containerrecreaterequests',
-    'ContainerRecreateRequest',
-    true,
-  ),
-  CloneSet: ref(GROUP, VERSION, 'clonesets', 'CloneSet', true),
   ControllerRevision: ref('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true),
   PersistentVolumeClaim: ref('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true),
   PersistentVolume: ref('', 'v1', 'persistentvolumes', 'PersistentVolume', false),

@@ -1,4 +1,4 @@
-import { isoTime } from '@kruise/api/time';
+import { isoTime } from '@kruise/kube-compat/time';
 import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type ControllerBuilder, type NewControllerOptions, newController } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
@@ -15,7 +16,8 @@ import { Metrics } from '../metrics/registry.ts';
 export interface Runnable {
   name: string;
   start(): void | Promise<void>;
-  stop(): Promise<void>;
+  /** Stops; leader-only runnables are given how long in-flight work may take (0: abort at once). */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** Options of a manager. */
@@ -38,11 +40,32 @@ export interface ManagerOptions {
   metricsAddr?: string;
   /** Everything must stop within this (default 30 s). */
   gracefulShutdownMs?: number;
+  /**
+   * How long informers may take to list before start-up fails (controller-runtime's
+   * CacheSyncTimeout; default 2 min).
+   */
+  cacheSyncTimeoutMs?: number;
+  /**
+   * Called once this replica has lost its Lease, after its controllers were aborted. The default ends
+   * the process with exit code 1, as a controller-runtime manager does, so that its supervisor
+   * (kubelet, the local stack) starts a fresh replica (ADR 0043); tests running managers in-process
+   * pass their own. The manager never leads again either way.
+   */
+  onLeadershipLost?: (reason: string) => void;
+}
+
+/** What a replica does by default when it loses its Lease: exit 1 (the elector logged why). */
+export function exitOnLeadershipLost(): never {
+  process.exit(1);
 }
 
 /**
  * Runs a process's parts: HTTP servers and webhooks always; informers always (warm caches);
  * controllers only while this replica leads. Stops everything in order on `stop()` or SIGTERM.
+ *
+ * A manager runs once: it starts once, leads at most once, and a lost Lease ends it for good
+ * (`onLeadershipLost`, by default process exit) — a stopped controller cannot run again, so a
+ * replica that won the Lease back would otherwise lead with dead queues (ADR 0043).
  */
 export class Manager {
   readonly client: KubeClient;
@@ -57,6 +80,9 @@ export class Manager {
   private readonly recorders = new Map<string, EventRecorder>();
   private elector: LeaderElector | undefined;
   private leading = false;
+  private started = false;
+  /** Why leadership was lost, once it was. */
+  private lostReason: string | undefined;
   private stopping: Promise<void> | undefined;
   /** Ports bound by the probe and metrics servers (0 when not serving). */
   healthPort = 0;
@@ -72,6 +98,16 @@ export class Manager {
     this.probes.addReadyzCheck('informers', () => {
       if (!this.informers.hasSynced()) throw new Error('caches not synced');
     });
+    const le = options.leaderElection;
+    if (le)
+      this.elector = new LeaderElector(this.client, {
+        ...le,
+        identity: le.identity ?? `${hostname()}_${randomUUID()}`,
+        logger: this.log,
+        metrics: this.metrics,
+        onStartedLeading: () => void this.startLeading(),
+        onLostLeadership: (reason) => this.loseLeadership(reason),
+      });
     this.metricsServer.handle('/metrics', async (_req, res) => {
       const text = await this.metrics.expose();
       res.writeHead(200, { 'content-type': this.metrics.registry.contentType });
@@ -90,7 +126,7 @@ export class Manager {
       {
         name: controller.name,
         start: () => controller.start(),
-        stop: () => controller.stop(this.options.gracefulShutdownMs ?? 30_000),
+        stop: (drainMs) => controller.stop(drainMs ?? this.options.gracefulShutdownMs ?? 30_000),
       },
       { leaderOnly: true },
     );
@@ -142,8 +178,18 @@ export class Manager {
     return this.leading;
   }
 
-  /** Starts servers, always-runnables and informers, waits for caches, then leads or competes. */
+  /** Why this replica lost its Lease, if it did. */
+  leadershipLost(): string | undefined {
+    return this.lostReason;
+  }
+
+  /**
+   * Starts servers, always-runnables and informers, waits for caches (failing after the cache sync
+   * timeout with the resources that did not list, and why), then leads or competes.
+   */
   async start(): Promise<void> {
+    if (this.started) throw new Error('a manager starts once');
+    this.started = true;
     const health = this.options.healthProbeAddr
       ? parseListenAddress(this.options.healthProbeAddr)
       : undefined;
@@ -152,34 +198,36 @@ export class Manager {
     if (metrics) this.metricsPort = await this.metricsServer.listen(metrics.host, metrics.port);
     for (const r of this.always) await r.start();
     this.informers.start();
-    await this.informers.waitForCacheSync();
+    await this.informers.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000);
     this.log.info({ informers: this.informers.size }, 'caches synced');
-    const le = this.options.leaderElection;
-    if (!le) {
+    if (!this.elector) {
       await this.startLeading();
       return;
     }
-    this.elector = new LeaderElector(this.client, {
-      ...le,
-      identity: le.identity ?? `${hostname()}_${process.pid}`,
-      logger: this.log,
-      metrics: this.metrics,
-      onStartedLeading: () => void this.startLeading(),
-      onStoppedLeading: () => void this.stopLeading(),
-    });
     this.elector.start();
   }
 
   private async startLeading(): Promise<void> {
-    if (this.leading) return;
+    if (this.leading || this.lostReason !== undefined || this.stopping) return;
     this.leading = true;
-    for (const r of this.leaderOnly) await r.start();
+    for (const r of this.leaderOnly) {
+      if (!this.leading) return;
+      await r.start();
+    }
   }
 
-  private async stopLeading(): Promise<void> {
+  /** The Lease is gone: abort every controller now (no write goes out after this), then hand over. */
+  private loseLeadership(reason: string): void {
+    this.lostReason = reason;
+    const stopping = this.stopLeading(0);
+    (this.options.onLeadershipLost ?? exitOnLeadershipLost)(reason);
+    void stopping.catch(() => undefined);
+  }
+
+  private async stopLeading(drainMs?: number): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
-    await Promise.all(this.leaderOnly.map((r) => r.stop()));
+    await Promise.all(this.leaderOnly.map((r) => r.stop(drainMs)));
   }
 
   /** Stops everything within the graceful shutdown deadline; the lease is released for a successor. */

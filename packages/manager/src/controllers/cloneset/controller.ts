@@ -1,4 +1,5 @@
-import { type CloneSet, type ImagePullJob, kubeletContainerHash } from '@kruise/api';
+import { type CloneSet, type ImagePullJob, KruiseResources } from '@kruise/api';
+import { kubeletContainerHash, labelSelectorString } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,
   type Informer,
@@ -16,7 +17,6 @@ import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { trimmedNodes, trimmedPods } from '../../informers.ts';
-import { labelSelectorString } from '../../labels.ts';
 import type { AddOptions } from '../add-options.ts';
 import { EVENT_HANDLER_OPTIMIZATION_GATE, ignorePodUpdateEvent } from './pod-event-filter.ts';
 import { CloneSetReconciler } from './reconcile.ts';
@@ -47,11 +47,11 @@ const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify
  */
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
   const f = manager.informers;
-  const cloneSets = f.informerFor<CloneSet & KubeObject>({ resource: Resources.CloneSet });
+  const cloneSets = f.informerFor<CloneSet & KubeObject>({ resource: KruiseResources.CloneSet });
   // pods of Kruise workloads are cached whole (but for managedFields) by the shared trim
   const pods = trimmedPods(manager) as unknown as Informer<KubeObject>;
   const revisions = f.informerFor<KubeObject>({ resource: Resources.ControllerRevision });
-  const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: Resources.ImagePullJob });
+  const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: KruiseResources.ImagePullJob });
   const nodes = trimmedNodes(manager);
   for (const i of [pods, revisions, jobs] as Informer<KubeObject>[]) i.addIndex(OWNER_UID, ownerUids);
   const expectations = manager.expectationsOptions(NAME, flags.expectationTimeoutMs);

@@ -1,6 +1,6 @@
 import type { CloneSet } from '@kruise/api';
+import { intPercentValueOrZero } from '@kruise/kube-compat';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { intPercentValueOrZero } from '../../workload/intstr.ts';
 import { lifecycleState } from '../../workload/lifecycle/state.ts';
 import { isSpecifiedDelete } from '../../workload/pod-state.ts';
 import { hasRevision } from '../../workload/revision/pod-revision.ts';

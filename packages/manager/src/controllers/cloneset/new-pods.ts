@@ -1,4 +1,5 @@
-import { type CloneSet, kubeTime } from '@kruise/api';
+import type { CloneSet } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import type { PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { injectInPlaceUpdateGate } from '../../workload/inplaceupdate/readiness.ts';

@@ -1,4 +1,4 @@
-import { type IntOrString, scaledValue } from '../../workload/intstr.ts';
+import { type IntOrString, scaledValue } from '@kruise/kube-compat';
 
 /**
  * The number of pods a partition keeps at old revisions (upstream's CalculatePartitionReplicas):

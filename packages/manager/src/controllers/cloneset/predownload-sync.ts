@@ -2,10 +2,11 @@ import {
   type CloneSet,
   IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS_ANNOTATION,
   type ImagePullJob,
+  KruiseResources,
 } from '@kruise/api';
+import { scaledValue } from '@kruise/kube-compat';
 import { isAlreadyExists, isNotFound, type KubeObject, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
-import { scaledValue } from '../../workload/intstr.ts';
 import type { CloneSetDeps } from './context.ts';
 import type { PodControls } from './pod-controls.ts';
 import { PREDOWNLOAD_CREATED_LABEL, PREDOWNLOAD_IGNORED_LABEL, preDownloadPlan } from './predownload.ts';
@@ -47,7 +48,7 @@ export async function syncPreDownload(
     if (current.metadata?.name === update.metadata?.name) {
       for (const job of d.ownedJobs(cs))
         await d.client
-          .delete(Resources.ImagePullJob, job.metadata?.namespace, job.metadata?.name ?? '')
+          .delete(KruiseResources.ImagePullJob, job.metadata?.namespace, job.metadata?.name ?? '')
           .catch((err) => {
             if (!isNotFound(err)) throw err;
           });
@@ -67,7 +68,7 @@ export async function syncPreDownload(
       for (const job of plan.jobs) {
         const name = job.metadata?.name ?? '';
         try {
-          await d.client.create(Resources.ImagePullJob, job as unknown as KubeObject);
+          await d.client.create(KruiseResources.ImagePullJob, job as unknown as KubeObject);
           d.event(
             cs,
             'Normal',

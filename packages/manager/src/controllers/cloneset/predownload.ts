@@ -4,9 +4,9 @@ import {
   IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS_ANNOTATION,
   type ImagePullJob,
 } from '@kruise/api';
+import { intPercentValueOrZero } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import { templateFromRevision } from '../../workload/inplaceupdate/calculate.ts';
-import { intPercentValueOrZero } from '../../workload/intstr.ts';
 import { CONTROLLER_REVISION_HASH_KEY, controllerRef } from '../../workload/revision/history.ts';
 import { partitionReplicas } from './partition.ts';
 

@@ -1,8 +1,8 @@
-import { type CloneSet, type CloneSetStatus, type ImagePullJob, kubeTime } from '@kruise/api';
+import { type CloneSet, type CloneSetStatus, type ImagePullJob, KruiseResources } from '@kruise/api';
+import { kubeTime, labelSelectorMatches, labelSelectorString } from '@kruise/kube-compat';
 import { isNotFound, type KubeObject, type Logger, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import { labelSelectorMatches, labelSelectorString } from '../../labels.ts';
 import { isPodActive } from '../../workload/pod-state.ts';
 import { type CloneSetDeps, RequeueAfter } from './context.ts';
 import { type PodControls, podControls } from './pod-controls.ts';
@@ -199,7 +199,7 @@ export class CloneSetReconciler {
     const existing = new Set(pods.map((p) => p.metadata?.name));
     const kept = names.filter((n) => existing.has(n));
     if (kept.length === names.length) return;
-    await this.d.client.update(Resources.CloneSet, {
+    await this.d.client.update(KruiseResources.CloneSet, {
       ...(cs as KubeObject),
       spec: {
         ...cs.spec,

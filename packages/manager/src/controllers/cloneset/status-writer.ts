@@ -1,5 +1,5 @@
-import type { CloneSet, CloneSetStatus } from '@kruise/api';
-import { type KubeClient, type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
+import { type CloneSet, type CloneSetStatus, KruiseResources } from '@kruise/api';
+import { type KubeClient, type KubeObject, retryOnConflict } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { countPods, statusChanged, updateProgressing } from './status.ts';
 
@@ -24,12 +24,12 @@ export async function updateCloneSetStatus(
   await retryOnConflict(async () => {
     if (retry)
       latest = (await client.get(
-        Resources.CloneSet,
+        KruiseResources.CloneSet,
         cs.metadata?.namespace,
         cs.metadata?.name ?? '',
       )) as CloneSet & KubeObject;
     retry = true;
-    await client.updateStatus(Resources.CloneSet, { ...latest, status });
+    await client.updateStatus(KruiseResources.CloneSet, { ...latest, status });
   });
   return requeueMs;
 }

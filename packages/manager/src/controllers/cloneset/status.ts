@@ -1,4 +1,5 @@
-import { type CloneSet, type CloneSetCondition, type CloneSetStatus, kubeTime } from '@kruise/api';
+import type { CloneSet, CloneSetCondition, CloneSetStatus } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { hasRevision } from '../../workload/revision/pod-revision.ts';
 import { isPodAvailable, isPodUpdateReady } from './availability.ts';

@@ -1,5 +1,5 @@
 import type { CloneSet } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podUpdateNotCompleted } from '../../workload/inplaceupdate/completion.ts';

@@ -8,8 +8,9 @@ import {
   CRR_UNREADY_ACQUIRED_ANNOTATION,
   CRR_UNREADY_ACQUIRED_FINALIZER,
   KRUISE_POD_READY_CONDITION,
-  kubeTime,
+  KruiseResources,
 } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,
   type Informer,
@@ -19,7 +20,6 @@ import {
   type Manager,
   type ReconcileResult,
   type Request,
-  Resources,
   requestFor,
   requestKey,
 } from '@kruise/runtime';
@@ -27,6 +27,7 @@ import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
 import { trimmedPods } from '../../informers.ts';
 import { hasReadinessGate, PodReadinessControl } from '../../workload/podreadiness/index.ts';
 import type { AddOptions } from '../add-options.ts';
+import { deleteAfterTtl, ttlAfterFinished } from '../ttl-after-finished.ts';
 
 /** The user agent recorded in the pod's `KruisePodReady` message. */
 export const CRR_USER_AGENT = 'ContainerRecreateRequest';
@@ -39,7 +40,7 @@ type Crr = ContainerRecreateRequest;
  * the request itself and, for active requests, by their pod's container statuses or deletion.
  */
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
-  const crrs = manager.informers.informerFor<Crr>({ resource: Resources.ContainerRecreateRequest });
+  const crrs = manager.informers.informerFor<Crr>({ resource: KruiseResources.ContainerRecreateRequest });
   const pods = trimmedPods(manager);
   crrs.addIndex(BY_POD_UID, (c) => {
     const uid = c.metadata?.labels?.[CRR_POD_UID_LABEL];
@@ -119,20 +120,19 @@ export class ContainerRecreateRequestReconciler {
       }
       if (!completed) return undefined;
       if (crr.metadata?.labels?.[CRR_ACTIVE_LABEL] !== undefined) {
-        await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
+        await this.d.client.mergePatch(KruiseResources.ContainerRecreateRequest, ns, name, {
           metadata: { labels: { [CRR_ACTIVE_LABEL]: null } },
         });
         return undefined;
       }
-      const ttl = crr.spec?.ttlSecondsAfterFinished;
-      if (ttl == null || crr.metadata?.deletionTimestamp) return undefined;
-      const left = (Date.parse(crr.status?.completionTime ?? '') || this.now()) + ttl * 1000 - this.now();
-      if (left > 0) return { requeueAfterMs: left };
-      await this.d.client.delete(Resources.ContainerRecreateRequest, ns, name).catch((err) => {
-        if (!isNotFound(err)) throw err;
-      });
-      log.info({ crr: key }, 'deleted a finished ContainerRecreateRequest after its TTL');
-      return undefined;
+      if (crr.metadata?.deletionTimestamp) return undefined;
+      const due = ttlAfterFinished(
+        crr.status?.completionTime,
+        crr.spec?.ttlSecondsAfterFinished,
+        this.now(),
+        log,
+      );
+      return deleteAfterTtl(this.d.client, KruiseResources.ContainerRecreateRequest, crr, due, log);
     }
     if (
       !pod ||
@@ -184,7 +184,7 @@ export class ContainerRecreateRequestReconciler {
       });
     }
     await this.d.client.mergePatchStatus(
-      Resources.ContainerRecreateRequest,
+      KruiseResources.ContainerRecreateRequest,
       crr.metadata!.namespace,
       crr.metadata!.name!,
       { status },
@@ -213,7 +213,7 @@ export class ContainerRecreateRequestReconciler {
     const text = JSON.stringify(synced);
     if (crr.metadata?.annotations?.[CRR_SYNC_CONTAINER_STATUSES_ANNOTATION] === text) return;
     await this.d.client.mergePatch(
-      Resources.ContainerRecreateRequest,
+      KruiseResources.ContainerRecreateRequest,
       crr.metadata!.namespace,
       crr.metadata!.name!,
       {
@@ -230,7 +230,7 @@ export class ContainerRecreateRequestReconciler {
     const name = crr.metadata!.name!;
     if (hasReadinessGate(pod, KRUISE_POD_READY_CONDITION)) {
       if (!crr.metadata?.finalizers?.includes(CRR_UNREADY_ACQUIRED_FINALIZER)) {
-        await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
+        await this.d.client.mergePatch(KruiseResources.ContainerRecreateRequest, ns, name, {
           metadata: {
             finalizers: [...(crr.metadata?.finalizers ?? []), CRR_UNREADY_ACQUIRED_FINALIZER],
             resourceVersion: crr.metadata?.resourceVersion,
@@ -240,7 +240,7 @@ export class ContainerRecreateRequestReconciler {
       await this.readiness.addNotReadyKey(pod, { userAgent: CRR_USER_AGENT, key: `${ns}/${name}` });
       log.info({ pod: `${ns}/${pod.metadata?.name}` }, 'pod held not-ready for a container recreation');
     }
-    await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
+    await this.d.client.mergePatch(KruiseResources.ContainerRecreateRequest, ns, name, {
       metadata: { annotations: { [CRR_UNREADY_ACQUIRED_ANNOTATION]: kubeTime(this.now()) } },
     });
   }
@@ -259,7 +259,7 @@ export class ContainerRecreateRequestReconciler {
         if (!isNotFound(err)) throw err;
       }
     }
-    await this.d.client.mergePatch(Resources.ContainerRecreateRequest, ns, name, {
+    await this.d.client.mergePatch(KruiseResources.ContainerRecreateRequest, ns, name, {
       metadata: {
         finalizers: (crr.metadata?.finalizers ?? []).filter((f) => f !== CRR_UNREADY_ACQUIRED_FINALIZER),
         resourceVersion: crr.metadata?.resourceVersion,

@@ -3,6 +3,7 @@ import {
   CONTROLLER_REVISION_HASH_LABEL,
   type ImageListPullJob,
   type ImagePullJob,
+  KruiseResources,
 } from '@kruise/api';
 import {
   type ControllerBuilder,
@@ -14,11 +15,11 @@ import {
   type Manager,
   type ReconcileResult,
   type Request,
-  Resources,
   requestKey,
   ScaleExpectations,
 } from '@kruise/runtime';
 import type { AddOptions } from '../add-options.ts';
+import { deleteAfterTtl, ttlAfterFinished } from '../ttl-after-finished.ts';
 import { fnv32a, stableJson } from './hash.ts';
 import { listJobStatus } from './status.ts';
 
@@ -32,8 +33,10 @@ const EXPECTATION_TIMEOUT_MS = 30_000;
  * (a child's events queue its list and settle the list's expected creations and deletions).
  */
 export function add(manager: Manager, { flags }: AddOptions): ControllerBuilder {
-  const lists = manager.informers.informerFor<ImageListPullJob>({ resource: Resources.ImageListPullJob });
-  const jobs = manager.informers.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
+  const lists = manager.informers.informerFor<ImageListPullJob>({
+    resource: KruiseResources.ImageListPullJob,
+  });
+  const jobs = manager.informers.informerFor<ImagePullJob>({ resource: KruiseResources.ImagePullJob });
   jobs.addIndex(BY_OWNER, (j) =>
     (j.metadata?.ownerReferences ?? []).filter((r) => r.controller).map((r) => r.uid),
   );
@@ -62,16 +65,20 @@ export interface ImageListPullJobDeps {
   jobs: Informer<ImagePullJob>;
   recorder: EventRecorder;
   expectations: ScaleExpectations;
+  /** The clock (epoch milliseconds; injectable for tests). */
+  now?: () => number;
 }
 
 /** The ImageListPullJob reconciler: one child ImagePullJob per image, recreated when the template changes. */
 export class ImageListPullJobReconciler {
   private readonly d: ImageListPullJobDeps;
   private readonly expectations: ScaleExpectations;
+  private readonly now: () => number;
 
   constructor(deps: ImageListPullJobDeps) {
     this.d = deps;
     this.expectations = deps.expectations;
+    this.now = deps.now ?? Date.now;
   }
 
   /** Reconciles one ImageListPullJob. */
@@ -84,25 +91,22 @@ export class ImageListPullJobReconciler {
     }
     if (list.metadata?.deletionTimestamp) return undefined;
     if (list.status?.completionTime) {
-      const ttl = list.spec?.completionPolicy?.ttlSecondsAfterFinished;
-      if (ttl === undefined || ttl === null) return undefined;
-      const left = Date.parse(list.status.completionTime) + ttl * 1000 - Date.now();
-      if (left > 0) return { requeueAfterMs: left };
-      await this.d.client
-        .delete(Resources.ImageListPullJob, list.metadata?.namespace, list.metadata?.name ?? '', {
-          propagationPolicy: 'Background',
-        })
-        .catch((err) => {
-          if (!isNotFound(err)) throw err;
-        });
-      return undefined;
+      const due = ttlAfterFinished(
+        list.status.completionTime,
+        list.spec?.completionPolicy?.ttlSecondsAfterFinished,
+        this.now(),
+        log,
+      );
+      return deleteAfterTtl(this.d.client, KruiseResources.ImageListPullJob, list, due, log, {
+        propagationPolicy: 'Background',
+      });
     }
     if (!this.expectations.satisfied(key)) return { requeueAfterMs: 1000 };
     const { images = [], ...template } = list.spec ?? { images: [], completionPolicy: {} };
     const hash = fnv32a(stableJson(template));
     if (list.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] !== hash) {
       await this.d.client.mergePatch(
-        Resources.ImageListPullJob,
+        KruiseResources.ImageListPullJob,
         list.metadata?.namespace,
         list.metadata?.name ?? '',
         { metadata: { labels: { [CONTROLLER_REVISION_HASH_LABEL]: hash } } },
@@ -121,11 +125,13 @@ export class ImageListPullJobReconciler {
         if (child.metadata?.deletionTimestamp) continue;
         const name = child.metadata?.name ?? '';
         this.expectations.expectDeletion(key, name);
-        await this.d.client.delete(Resources.ImagePullJob, child.metadata?.namespace, name).catch((err) => {
-          if (isNotFound(err)) return;
-          this.expectations.deletionObserved(key, name);
-          throw err;
-        });
+        await this.d.client
+          .delete(KruiseResources.ImagePullJob, child.metadata?.namespace, name)
+          .catch((err) => {
+            if (isNotFound(err)) return;
+            this.expectations.deletionObserved(key, name);
+            throw err;
+          });
         continue;
       }
       byImage.set(child.spec?.image ?? '', child);
@@ -135,7 +141,7 @@ export class ImageListPullJobReconciler {
       // Expected before the create: the cache may show the new job before the create returns.
       this.expectations.expectCreations(key, 1);
       const created = await this.d.client
-        .create<ImagePullJob & { metadata: Record<string, any> }>(Resources.ImagePullJob, {
+        .create<ImagePullJob & { metadata: Record<string, any> }>(KruiseResources.ImagePullJob, {
           metadata: {
             generateName: `${list.metadata?.name}-`,
             namespace: list.metadata?.namespace,
@@ -165,9 +171,9 @@ export class ImageListPullJobReconciler {
       );
       log.info({ job: created.metadata.name, image }, 'created an ImagePullJob');
     }
-    const status = listJobStatus(list, [...byImage.values()], new Date());
+    const status = listJobStatus(list, [...byImage.values()], new Date(this.now()));
     if (JSON.stringify(status) !== JSON.stringify(list.status ?? {})) {
-      await this.d.client.updateStatus(Resources.ImageListPullJob, { ...list, status });
+      await this.d.client.updateStatus(KruiseResources.ImageListPullJob, { ...list, status });
     }
     return undefined;
   }

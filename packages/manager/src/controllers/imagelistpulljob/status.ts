@@ -1,5 +1,6 @@
 import type { ImageListPullJob, ImageListPullJobStatus, ImagePullJob } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+
+import { kubeTime } from '@kruise/kube-compat';
 
 /** Upstream's roll-up over the children that have started (those with a startTime). */
 export function listJobStatus(

@@ -1,6 +1,7 @@
 import {
   DELETION_PROTECTION_FINALIZER,
   type ImagePullJob,
+  KruiseResources,
   type NodeImage,
   parallelismValue,
   SECRET_SOURCE_KEY_ANNOTATION,
@@ -24,6 +25,7 @@ import {
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
 import { trimmedNodeImages, trimmedPods } from '../../informers.ts';
 import type { AddOptions } from '../add-options.ts';
+import { deleteAfterTtl, ttlAfterFinished } from '../ttl-after-finished.ts';
 import {
   changedImageTags,
   jobsSelectingChangedLabels,
@@ -53,7 +55,7 @@ const SYNC_CONCURRENCY = 16;
  */
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
   const f = manager.informers;
-  const jobs = f.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
+  const jobs = f.informerFor<ImagePullJob>({ resource: KruiseResources.ImagePullJob });
   const nodeImages = trimmedNodeImages(manager);
   const pods = trimmedPods(manager);
   const secrets = f.informerFor<Secret>({ resource: Resources.Secret });
@@ -162,21 +164,17 @@ export class ImagePullJobReconciler {
     if (job.status?.completionTime) {
       await this.d.secrets.release(key);
       this.expectations.delete(key);
-      const ttl = job.spec?.completionPolicy?.ttlSecondsAfterFinished;
-      if (ttl === undefined || ttl === null) return undefined;
-      const left = Date.parse(job.status.completionTime) + ttl * 1000 - Date.now();
-      if (left > 0) return { requeueAfterMs: left };
-      await this.d.client
-        .delete(Resources.ImagePullJob, job.metadata?.namespace, job.metadata?.name ?? '')
-        .catch((err) => {
-          if (!isNotFound(err)) throw err;
-        });
-      log.info({}, 'deleted a finished job after its TTL');
-      return undefined;
+      const due = ttlAfterFinished(
+        job.status.completionTime,
+        job.spec?.completionPolicy?.ttlSecondsAfterFinished,
+        this.d.settings.now().getTime(),
+        log,
+      );
+      return deleteAfterTtl(this.d.client, KruiseResources.ImagePullJob, job, due, log);
     }
     if (!(job.metadata?.finalizers ?? []).includes(DELETION_PROTECTION_FINALIZER)) {
       await this.d.client.mergePatch(
-        Resources.ImagePullJob,
+        KruiseResources.ImagePullJob,
         job.metadata?.namespace,
         job.metadata?.name ?? '',
         {
@@ -225,7 +223,7 @@ export class ImagePullJobReconciler {
       await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, candidates.length) }, worker));
     }
     if (JSON.stringify(result.status) !== JSON.stringify(job.status ?? {})) {
-      await this.d.client.updateStatus(Resources.ImagePullJob, { ...job, status: result.status });
+      await this.d.client.updateStatus(KruiseResources.ImagePullJob, { ...job, status: result.status });
       return undefined;
     }
     const deadline = job.spec?.completionPolicy?.activeDeadlineSeconds;
@@ -259,10 +257,10 @@ export class ImagePullJobReconciler {
       try {
         ni = cached
           ? structuredClone(cached)
-          : await this.d.client.get<NodeImage>(Resources.NodeImage, undefined, name);
+          : await this.d.client.get<NodeImage>(KruiseResources.NodeImage, undefined, name);
         cached = undefined;
         if (!applyJobTag(ni, job, image, secretRefs, this.d.settings)) return;
-        await this.d.client.update(Resources.NodeImage, ni);
+        await this.d.client.update(KruiseResources.NodeImage, ni);
       } catch (err) {
         if (isNotFound(err)) return;
         throw err;
@@ -275,7 +273,7 @@ export class ImagePullJobReconciler {
     if (!finalizers.includes(DELETION_PROTECTION_FINALIZER)) return;
     try {
       await this.d.client.jsonPatch(
-        Resources.ImagePullJob,
+        KruiseResources.ImagePullJob,
         job.metadata?.namespace,
         job.metadata?.name ?? '',
         [

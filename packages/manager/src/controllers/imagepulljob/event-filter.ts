@@ -1,6 +1,6 @@
 import type { ImagePullJob, NodeImage } from '@kruise/api';
+import { labelSelectorMatches } from '@kruise/kube-compat';
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
-import { labelSelectorMatches } from '../../labels.ts';
 import { imageTagKey } from './job-image.ts';
 import { activeScheduledPod } from './selection.ts';
 

@@ -1,6 +1,6 @@
 import type { ImagePullJob, NodeImage } from '@kruise/api';
+import { labelSelectorMatches } from '@kruise/kube-compat';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { labelSelectorMatches } from '../../labels.ts';
 
 /** Whether a pod is active and scheduled (podSelector jobs pull on its node). */
 export const activeScheduledPod = (pod: Pod) =>

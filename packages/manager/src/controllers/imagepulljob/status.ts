@@ -1,5 +1,6 @@
 import type { ImagePullJob, ImagePullJobStatus, NodeImage } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+
+import { kubeTime } from '@kruise/kube-compat';
 
 /** A job's view of one NodeImage: not synced yet, or the phase of the tag version it asked for. */
 export type NodeState = 'notSynced' | 'active' | 'succeeded' | 'failed';

@@ -3,10 +3,10 @@ import {
   compareTags,
   type ImagePullJob,
   type ImageTagPullPolicy,
-  kubeTime,
   type NodeImage,
   type ReferenceObject,
 } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 
 /** Settings the manager was started with that shape NodeImage tags. */
 export interface TagSettings {

@@ -1,6 +1,7 @@
 import {
   FAKE_NODEIMAGE_LABEL,
   type ImagePullJob,
+  KruiseResources,
   type NodeImage,
   VIRTUAL_KUBELET_LABEL,
   VIRTUAL_KUBELET_VALUE,
@@ -45,7 +46,7 @@ const atLeast3s = (ms: number) => (ms < 3000 ? 3000 + Math.floor(Math.random() *
 export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
   const nodes = trimmedNodes(manager);
   const nodeImages = trimmedNodeImages(manager);
-  const jobs = manager.informers.informerFor<ImagePullJob>({ resource: Resources.ImagePullJob });
+  const jobs = manager.informers.informerFor<ImagePullJob>({ resource: KruiseResources.ImagePullJob });
   nodeImages.addIndex(BY_OWNER, (ni) => {
     const uids: string[] = [];
     for (const image of Object.values(ni.spec?.images ?? {}))
@@ -113,7 +114,7 @@ export class NodeImageReconciler {
     const fake = cached?.metadata?.labels?.[FAKE_NODEIMAGE_LABEL] !== undefined;
     if (!node || node.metadata?.deletionTimestamp || isVirtualKubelet(node)) {
       if (cached && !fake) {
-        await this.d.client.delete(Resources.NodeImage, undefined, name).catch((err) => {
+        await this.d.client.delete(KruiseResources.NodeImage, undefined, name).catch((err) => {
           if (!isNotFound(err)) throw err;
         });
         log.info({ node: name }, 'deleted the NodeImage of a removed node');
@@ -126,7 +127,7 @@ export class NodeImageReconciler {
       const readyFor = Date.now() - (Date.parse(ready.lastTransitionTime ?? '') || 0);
       if (readyFor < this.d.creationDelayMs) return { requeueAfterMs: this.d.creationDelayMs - readyFor };
       try {
-        await this.d.client.create(Resources.NodeImage, {
+        await this.d.client.create(KruiseResources.NodeImage, {
           metadata: { name, labels: { ...(node?.metadata?.labels ?? {}) } },
           spec: {},
         });
@@ -154,7 +155,7 @@ export class NodeImageReconciler {
       JSON.stringify(next.spec ?? {}) !== JSON.stringify(cached.spec ?? {}) ||
       JSON.stringify(next.metadata?.labels ?? {}) !== JSON.stringify(cached.metadata?.labels ?? {});
     if (specChanged) {
-      await this.d.client.update(Resources.NodeImage, next);
+      await this.d.client.update(KruiseResources.NodeImage, next);
       return undefined;
     }
     const { status, failed, nextCheck } = statusPass(cached, now.getTime(), this.d.responseTimeoutMs);
@@ -178,7 +179,7 @@ export class NodeImageReconciler {
       );
     }
     if (JSON.stringify(status) !== JSON.stringify(cached.status ?? {})) {
-      await this.d.client.updateStatus(Resources.NodeImage, { ...cached, status });
+      await this.d.client.updateStatus(KruiseResources.NodeImage, { ...cached, status });
       return undefined;
     }
     const waits = [nextExpiry, nextCheck]

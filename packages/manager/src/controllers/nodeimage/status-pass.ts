@@ -1,5 +1,6 @@
 import type { ImageTagStatus, NodeImage, NodeImageStatus } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+
+import { kubeTime } from '@kruise/kube-compat';
 
 /** A tag the status pass failed, for events. */
 export interface FailedTag {

@@ -1,4 +1,5 @@
-import { KRUISE_POD_READY_CONDITION, kubeTime } from '@kruise/api';
+import { KRUISE_POD_READY_CONDITION } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,
   isNotFound,

@@ -1,6 +1,6 @@
-import { type CloneSet, setCloneSetDefaults } from '@kruise/api';
+import { type CloneSet, type FeatureGates, setCloneSetDefaults } from '@kruise/api';
 import { type AdmissionHandler, allowed, patched } from '@kruise/runtime';
-import type { FeatureGates } from '../../features.ts';
+
 import { encodeStruct } from '../../workload/revision/go-encode.ts';
 import { decodeObject } from '../decode.ts';
 

@@ -1,10 +1,8 @@
-import type { CloneSet, CloneSetSpec } from '@kruise/api';
+import type { CloneSet, CloneSetSpec, FeatureGates } from '@kruise/api';
+import { labelSelectorMatches, scaledValue } from '@kruise/kube-compat';
 import { type AdmissionHandler, type AdmissionRequest, allowed, denied } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { FeatureGates } from '../../features.ts';
-import { labelSelectorMatches } from '../../labels.ts';
 import { createPatch } from '../../workload/inplaceupdate/json-patch.ts';
-import { scaledValue } from '../../workload/intstr.ts';
 import { encodeStruct } from '../../workload/revision/go-encode.ts';
 import { decodeObject } from '../decode.ts';
 import {

@@ -4,12 +4,13 @@ import {
   CRR_NODE_NAME_LABEL,
   CRR_POD_UID_LABEL,
   CRR_UNREADY_ACQUIRED_ANNOTATION,
+  type FeatureGates,
   VIRTUAL_KUBELET_LABEL,
   VIRTUAL_KUBELET_VALUE,
 } from '@kruise/api';
 import { type AdmissionHandler, denied, patched } from '@kruise/runtime';
 import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { FeatureGates } from '../../features.ts';
+
 import { decodeObject, gateOff } from '../decode.ts';
 
 /** Shortest activeDeadlineSeconds upstream accepts. */

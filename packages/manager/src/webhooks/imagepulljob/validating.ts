@@ -1,6 +1,6 @@
-import type { ImagePullJob } from '@kruise/api';
+import type { FeatureGates, ImagePullJob } from '@kruise/api';
 import { type AdmissionHandler, allowed, denied } from '@kruise/runtime';
-import type { FeatureGates } from '../../features.ts';
+
 import { decodeObject, gateOff } from '../decode.ts';
 import { policyError, selectorError } from '../job-template.ts';
 import { imageError } from '../validation.ts';

@@ -1,4 +1,5 @@
-import { kubeTime, type NodeImage, setNodeImageDefaults } from '@kruise/api';
+import { type NodeImage, setNodeImageDefaults } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import { type AdmissionHandler, patched } from '@kruise/runtime';
 import { decodeObject } from '../decode.ts';
 

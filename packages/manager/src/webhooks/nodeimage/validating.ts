@@ -1,6 +1,6 @@
-import type { NodeImage } from '@kruise/api';
+import type { FeatureGates, NodeImage } from '@kruise/api';
 import { type AdmissionHandler, allowed, denied } from '@kruise/runtime';
-import type { FeatureGates } from '../../features.ts';
+
 import { decodeObject, gateOff } from '../decode.ts';
 
 /** Most images one NodeImage may hold. */

@@ -1,6 +1,6 @@
+import type { FeatureGates } from '@kruise/api';
 import { type AdmissionHandler, type AdmissionRequest, allowed, denied, patched } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { FeatureGates } from '../../features.ts';
 import { goDecodeError } from '../../workload/revision/go-encode.ts';
 import { BadPodError, injectLaunchPriority } from './launch-priority.ts';
 import { injectKruisePodReadyGate } from './readiness-gate.ts';

@@ -1,4 +1,4 @@
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { containerPriority } from '../launch-priority.ts';
 import { applyMetadataPatch } from './metadata-patch.ts';

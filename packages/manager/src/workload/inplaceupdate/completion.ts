@@ -1,9 +1,5 @@
-import {
-  deepHashJsonBytes,
-  expectedEnvFromMetadataHash,
-  goMarshal,
-  RUNTIME_CONTAINERS_META_ANNOTATION,
-} from '@kruise/api';
+import { expectedEnvFromMetadataHash, RUNTIME_CONTAINERS_META_ANNOTATION } from '@kruise/api';
+import { deepHashJsonBytes, goMarshal } from '@kruise/kube-compat';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { encodeStruct } from '../revision/go-encode.ts';
 import { hasNextBatch } from './batches.ts';

@@ -1,4 +1,4 @@
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import { retryOnConflict } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod, PodCondition, ResourceRequirements } from 'kubernetes-types/core/v1.js';

@@ -1,4 +1,4 @@
-import { goMarshal } from '@kruise/api';
+import { goMarshal } from '@kruise/kube-compat';
 import type { ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { encodeStruct } from '../revision/go-encode.ts';
 

@@ -1,5 +1,5 @@
+import { parseQuantity, quantitiesEqual } from '@kruise/kube-compat';
 import type { Container, Pod, PodSpec, ResourceRequirements } from 'kubernetes-types/core/v1.js';
-import { parseQuantity, quantitiesEqual } from '../quantity.ts';
 
 /** Resources that may change in place (gate InPlaceWorkloadVerticalScaling). */
 export const RESIZABLE_RESOURCES = new Set(['cpu', 'memory']);

@@ -1,5 +1,5 @@
 import type { LifecycleHook } from '@kruise/api';
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { NotReadyKey } from '../podreadiness/not-ready-keys.ts';
 import {

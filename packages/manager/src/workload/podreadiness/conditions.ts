@@ -1,4 +1,4 @@
-import { kubeTime } from '@kruise/api';
+import { kubeTime } from '@kruise/kube-compat';
 import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import { mutableStatus } from '../pod-state.ts';
 

@@ -1,4 +1,4 @@
-import { canonicalQuantity } from '../quantity.ts';
+import { canonicalQuantity } from '@kruise/kube-compat';
 import { GO_STRUCTS } from './go-types.ts';
 import { KRUISE_GO_STRUCTS } from './go-types-kruise.ts';
 

@@ -1,4 +1,4 @@
-import { compareBytes, deepHashJsonBytes, fnv1_32, goMarshal, safeEncodeString } from '@kruise/api';
+import { compareBytes, deepHashJsonBytes, fnv1_32, goMarshal, safeEncodeString } from '@kruise/kube-compat';
 import type { PersistentVolumeClaim, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { encodeStruct } from './go-encode.ts';
 

@@ -1,4 +1,3 @@
-import type { Container } from 'kubernetes-types/core/v1.js';
 import { deepHashJsonBytes } from './go-hash.ts';
 import { goMarshal } from './go-json.ts';
 
@@ -9,7 +8,7 @@ import { goMarshal } from './go-json.ts';
  * change that gives a running container a new hash. The manager's in-place completion check and
  * the node's `io.kubernetes.container.hash` annotation (read back by kruise-daemon) both use it.
  */
-export function kubeletContainerHash(container: Pick<Container, 'name' | 'image'>): number {
+export function kubeletContainerHash(container: { name: string; image?: string | undefined }): number {
   return deepHashJsonBytes(goMarshal({ name: container.name, image: container.image ?? '' }, true));
 }
 

@@ -1,6 +1,6 @@
-import { GROUP, VERSION } from '@kruise/api';
-import type { FeatureGates } from '../features.ts';
-import { webhookRoutes } from '../webhooks/paths.ts';
+import { type FeatureGates, GROUP, VERSION } from '@kruise/api';
+
+import { webhookRoutes } from './paths.ts';
 
 /** Names of kruise-manager's webhook objects, as upstream names them. */
 export const WEBHOOK_NAMES = {

@@ -130,18 +130,9 @@ export function parseImageReference(input: string): ImageReference {
   return { domain, path, name, familiarName, ...(tag ? { tag } : {}), ...(digest ? { digest } : {}) };
 }
 
-/**
- * Splits an image into the NodeImage key and tag: the familiar name, and the digest
- * if there is one, else the tag, else `latest`. This is how ImagePullJobs address NodeImages.
- */
-export function normalizeImageToNameTag(image: string): { name: string; tag: string } {
-  const ref = parseImageReference(image);
-  return { name: ref.familiarName, tag: ref.digest ?? ref.tag ?? DEFAULT_TAG };
-}
-
-/** Joins a NodeImage key and tag back into a pullable reference (`name:tag` or `name@sha256:…`). */
-export function joinImageNameTag(name: string, tag: string): string {
-  return digestRe.test(tag) ? `${name}@${tag}` : `${name}:${tag}`;
+/** Whether `text` is a digest (`sha256:<hex>`, the algorithm and hex of any length the grammar allows). */
+export function isDigest(text: string): boolean {
+  return digestRe.test(text);
 }
 
 /** The fully qualified reference with a tag (`docker.io/library/nginx:latest`), as runtimes list it. */

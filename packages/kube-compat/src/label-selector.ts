@@ -1,11 +1,12 @@
+/** A metav1.LabelSelector, as far as matching and printing read it. */
+export interface LabelSelectorFields {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
 /** Whether labels satisfy a metav1.LabelSelector (`matchLabels` and `matchExpressions`). */
 export function labelSelectorMatches(
-  selector:
-    | {
-        matchLabels?: Record<string, string>;
-        matchExpressions?: { key: string; operator: string; values?: string[] }[];
-      }
-    | undefined,
+  selector: LabelSelectorFields | undefined,
   labels: Record<string, string> | undefined,
 ): boolean {
   if (!selector) return true;
@@ -39,14 +40,7 @@ export function labelSelectorMatches(
  * holds for the scale subresource): requirements sorted by key, `k=v`, `k in (a,b)`,
  * `k notin (a,b)`, `k`, `!k`.
  */
-export function labelSelectorString(
-  selector:
-    | {
-        matchLabels?: Record<string, string>;
-        matchExpressions?: { key: string; operator: string; values?: string[] }[];
-      }
-    | undefined,
-): string {
+export function labelSelectorString(selector: LabelSelectorFields | undefined): string {
   const reqs: { key: string; text: string }[] = [];
   for (const [k, v] of Object.entries(selector?.matchLabels ?? {})) reqs.push({ key: k, text: `${k}=${v}` });
   for (const e of selector?.matchExpressions ?? []) {

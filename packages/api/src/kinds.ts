@@ -1,0 +1,21 @@
+import { resourceRef } from '@kruise/kube-compat/resource-ref';
+import { GROUP, VERSION } from './group.ts';
+
+/**
+ * Where each Kruise kind is served. The programs that read and write these kinds (kruise-manager,
+ * kruise-daemon, kubectl-kruise) take them from here; the controller kit in `@kruise/runtime` knows
+ * only built-in Kubernetes kinds and is handed these as plain resource references.
+ */
+export const KruiseResources = {
+  NodeImage: resourceRef(GROUP, VERSION, 'nodeimages', 'NodeImage', false),
+  ImagePullJob: resourceRef(GROUP, VERSION, 'imagepulljobs', 'ImagePullJob', true),
+  ImageListPullJob: resourceRef(GROUP, VERSION, 'imagelistpulljobs', 'ImageListPullJob', true),
+  ContainerRecreateRequest: resourceRef(
+    GROUP,
+    VERSION,
+    'containerrecreaterequests',
+    'ContainerRecreateRequest',
+    true,
+  ),
+  CloneSet: resourceRef(GROUP, VERSION, 'clonesets', 'CloneSet', true),
+} as const;

@@ -1,0 +1,17 @@
+/**
+ * Computations that must give the answers Kubernetes' Go code gives — hashes, JSON bytes,
+ * quantities, IntOrString, label selectors, times, image references, kubelet's CRI metadata,
+ * feature-gate flags — and the shape of a resource's address. Nothing here is Kruise's API; it
+ * imports nothing of this repository's.
+ */
+export * from './feature-gate-parser.ts';
+export * from './go-hash.ts';
+export * from './go-json.ts';
+export * from './image-reference.ts';
+export * from './intstr.ts';
+export * from './kubelet-hash.ts';
+export * from './kubelet-labels.ts';
+export * from './label-selector.ts';
+export * from './quantity.ts';
+export * from './resource-ref.ts';
+export * from './time.ts';
