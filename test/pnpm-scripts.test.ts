@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { KubeClient } from '@kruise/runtime';
 import { installKruiseApi } from '@kruise/stack/cluster-bootstrap';
 import { localManagerArgs } from '@kruise/stack/program-recipes';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(join(tmpdir(), 'kruise-scripts-'));
@@ -86,4 +87,46 @@ describe('pnpm scripts of the long-running programs', () => {
       await cp.stop();
     }
   }, 90_000);
+});
+
+describe('pnpm install’s first screen', () => {
+  const json = (path: string) => JSON.parse(readFileSync(join(root, path), 'utf8'));
+
+  it('checks engines against the Node the repository installs and runs on, which satisfies them', () => {
+    const installed = execFileSync(join(root, 'node_modules/node/bin/node'), ['--version'], {
+      encoding: 'utf8',
+    }).trim();
+    const { nodeVersion } = parse(readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8'));
+    expect(`v${nodeVersion}`).toBe(installed);
+    // `>=MAJOR[.MINOR]` ranges, the only form the workspace uses
+    const satisfies = (range: string) => {
+      const [, major, minor] = /^>=(\d+)(?:\.(\d+))?$/.exec(range)!.map(Number);
+      const [M, m] = nodeVersion.split('.').map(Number);
+      return M! > major! || (M === major && m! >= (minor || 0));
+    };
+    for (const file of ['package.json', 'packages/kubectl-kruise/package.json'])
+      expect(satisfies(json(file).engines.node), file).toBe(true);
+  });
+
+  it('names every dependency with a build script: built (node) or deliberately not built', () => {
+    const { onlyBuiltDependencies, ignoredBuiltDependencies } = json('package.json').pnpm;
+    const store = join(root, 'node_modules/.pnpm');
+    const withBuild = new Set<string>();
+    for (const entry of readdirSync(store)) {
+      const at = entry.lastIndexOf('@');
+      if (at <= 0) continue;
+      const name = entry.slice(0, at).replace('+', '/');
+      const dir = join(store, entry, 'node_modules', name);
+      if (!existsSync(join(dir, 'package.json'))) continue;
+      const scripts = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts ?? {};
+      if (
+        scripts.preinstall ||
+        scripts.install ||
+        scripts.postinstall ||
+        existsSync(join(dir, 'binding.gyp'))
+      )
+        withBuild.add(name);
+    }
+    expect([...withBuild].sort()).toEqual([...onlyBuiltDependencies, ...ignoredBuiltDependencies].sort());
+  });
 });

@@ -261,12 +261,16 @@ describe('CloneSet on a real node', () => {
         template: { spec: { containers: [{ name: 'app', image: image('v2'), command: LOOP }] } },
       },
     });
+    // The marker: this status was written by a reconcile that saw the three pods available, after
+    // it had made its update decisions (an in-place update would have changed a pod's spec by then).
     const paused = await settled('held', (st, p) => p.length === 3 && st.availableReplicas === 3, 60_000);
-    await new Promise((r) => setTimeout(r, 2000));
     const during = await pods('held');
     const old = during.filter((p) => before.some((b) => b.metadata!.uid === p.metadata!.uid));
     expect(old).toHaveLength(2);
-    for (const p of old) expect(status(p)).toMatchObject({ image: image('v1'), restartCount: 0 });
+    for (const p of old) {
+      expect(p.spec!.containers[0]!.image).toBe(image('v1'));
+      expect(status(p)).toMatchObject({ image: image('v1'), restartCount: 0 });
+    }
     expect(paused.updatedReplicas).toBe(1);
     expect(paused.currentRevision).not.toBe(paused.updateRevision);
     await sys.client.mergePatch(KruiseResources.CloneSet, 'default', 'held', {
@@ -370,7 +374,9 @@ describe('CloneSet on a real node', () => {
         message: '[{"userAgent":"Lifecycle","key":"preDeleteHook"}]',
       },
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    // The marker: a status written by a reconcile that saw the held pod not ready, after its
+    // scale and delete decisions.
+    await settled('hooked', (st) => st.availableReplicas === 1);
     expect((await pods('hooked')).map((p) => p.metadata!.name)).toContain(name);
     await sys.client.mergePatch(Resources.Pod, 'default', name, {
       metadata: { labels: { 'example.io/block': null } },

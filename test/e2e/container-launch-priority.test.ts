@@ -5,7 +5,7 @@ import { podLog } from '../support/pod-log.ts';
 import { type System, startSystem, until } from './env.ts';
 
 /**
- * Container launch priority end to end (workloads-behaviour.md §10): the pod webhook injects the
+ * Container launch priority end to end, as upstream's ContainerLaunchPriority: the pod webhook injects the
  * barriers, the manager's controller releases `<pod>-barrier` keys, and the local node — as
  * kubelet — keeps a container in CreateContainerConfigError until its key exists. Every container
  * appends its name to a shared emptyDir file when it starts and prints the file, so the last one's

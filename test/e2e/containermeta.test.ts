@@ -25,8 +25,9 @@ import { LOOP, until } from './env.ts';
  * containermeta end to end: kruise-daemon (default gates DaemonWatchingPod and
  * InPlaceUpdateEnvFromMetadata) and the local node on the real containerd, pods a CloneSet
  * controls. No kruise-manager: the CloneSet object only owns the pods here, and the test plays the
- * manager's part of an in-place update (InPlaceUpdateReady False). Reference:
- * cloneset-behaviour.md §2.6, upstream-behaviour.md §3.6.
+ * manager's part of an in-place update (InPlaceUpdateReady False). As upstream: the daemon reports
+ * each container's hashes in runtime-containers-meta, and an in-place update of env from labels or
+ * annotations restarts the container whose env no longer matches.
  */
 const NODE = 'meta-node';
 const NS = 'default';
@@ -150,6 +151,42 @@ async function runningPod(
   });
 }
 
+/**
+ * Resolves once the daemon has finished a sync of the pod that saw it as it is now. The marker: an
+ * entry for a container the pod does not have, written into its reported meta, which the daemon
+ * drops in its next sync of the pod. Syncs of one pod never overlap (one queue key), so by then each
+ * sync for the pod's earlier changes has finished, with whatever it exec-ed or asked to restart.
+ */
+async function synced(name: string): Promise<void> {
+  const ghost = {
+    name: 'ghost',
+    containerID: 'containerd://ghost',
+    restartCount: 0,
+    hashes: { plainHash: 1 },
+  };
+  const reported = meta(await pod(name));
+  await client.mergePatch(Resources.Pod, NS, name, {
+    metadata: {
+      annotations: {
+        [RUNTIME_CONTAINERS_META_ANNOTATION]: JSON.stringify({ containers: [...reported.containers, ghost] }),
+      },
+    },
+  });
+  await until(
+    async () => !meta(await pod(name)).containers.some((c: { name: string }) => c.name === 'ghost'),
+    {
+      what: `kruise-daemon to sync pod ${name} (and drop the ghost entry)`,
+    },
+  );
+}
+
+/** The daemon's log lines saying it asked for a restart of a container of `pod`. */
+const restartsAsked = (pod: string) =>
+  programs[1]!
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('container env from metadata is stale') && l.includes(`"pod":"${NS}/${pod}"`));
+
 /** VERSION in the running container, read through CRI as the daemon reads it. */
 async function versionIn(containerID: string): Promise<string> {
   const res = await cri.execSync(containerID.slice(containerID.indexOf('://') + 3), ['env'], 3);
@@ -207,18 +244,19 @@ describe('containermeta (kruise-daemon, local node, containerd)', () => {
     expect(meta(fromMetaReported).containers[0].hashes.extractedEnvFromMetadataHash).toBeGreaterThan(0);
     // A label change the env comes from is a sync of the pod (no restart outside an in-place update).
     await client.mergePatch(Resources.Pod, NS, 'meta-once', { metadata: { labels: { version: 'v2' } } });
-    await new Promise((r) => setTimeout(r, 3000));
+    await synced('meta-once');
     expect(await envExecsIn(plain.status!.containerStatuses![0]!.containerID!)).toBe(0);
     expect(await envExecsIn(fromMeta.status!.containerStatuses![0]!.containerID!)).toBe(1);
   }, 60_000);
 
   it('leaves pods no Kruise workload controls alone', async () => {
-    await runningPod('meta-unowned', false);
-    // the owned pod above was reported within a few seconds; this one never is
-    await new Promise((r) => setTimeout(r, 4000));
+    const unowned = await runningPod('meta-unowned', false, { env: ENV, command: COUNTING_ENV_EXECS });
+    // The marker: a sync of an owned pod queued behind the unowned pod's events on the same watch.
+    await synced('meta-report');
     expect(
       (await pod('meta-unowned')).metadata?.annotations?.[RUNTIME_CONTAINERS_META_ANNOTATION],
     ).toBeUndefined();
+    expect(await envExecsIn(unowned.status!.containerStatuses![0]!.containerID!)).toBe(0);
   });
 
   it('does not restart on a pod-only label change; restarts with the new env while InPlaceUpdateReady is False', async () => {
@@ -232,7 +270,8 @@ describe('containermeta (kruise-daemon, local node, containerd)', () => {
     await client.mergePatch(Resources.Pod, NS, 'meta-restart', {
       metadata: { labels: { version: 'v2' } },
     });
-    await new Promise((r) => setTimeout(r, 6000));
+    await synced('meta-restart');
+    expect(restartsAsked('meta-restart')).toEqual([]);
     const unchanged = await pod('meta-restart');
     expect(unchanged.status.containerStatuses[0]).toMatchObject({ containerID: firstID, restartCount: 0 });
     expect(await versionIn(firstID)).toBe('v1');
@@ -256,6 +295,8 @@ describe('containermeta (kruise-daemon, local node, containerd)', () => {
       const s = q.status.containerStatuses[0];
       return s.restartCount === 1 && s.state?.running && s.containerID !== firstID ? q : undefined;
     }, 40_000);
+    // asked for now, while InPlaceUpdateReady is False (the log line the check above looked for)
+    expect(restartsAsked('meta-restart').length).toBeGreaterThan(0);
     const newID = restarted.status.containerStatuses[0].containerID;
     expect(await versionIn(newID)).toBe('v2');
     // The new container is reported with the hash of the env it now has, which matches the labels.

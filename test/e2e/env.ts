@@ -2,7 +2,6 @@ import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Program } from '@kruise/stack/program';
 import { inject } from 'vitest';
 import { type KruiseSystem, startKruiseSystem } from '../support/kruise-system.ts';
-import { eventually } from '../support/poll.ts';
 
 /** The whole system on one machine: control plane (in the test process), then kruise-manager, a local node and kruise-daemon as processes on the test containerd. */
 export interface System extends KruiseSystem {
@@ -28,9 +27,7 @@ export async function startSystem(node: string, opts: { managerArgs?: string[] }
   });
 }
 
-/** Polls until `check` returns a truthy value (30 s, every 50 ms). */
-export const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 50);
+export { until } from '../support/poll.ts';
 
 /** A busybox shell loop that exits at once on SIGTERM (sh as PID 1 ignores it otherwise). */
 export const LOOP = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 0.2; done"];

@@ -7,11 +7,9 @@ import { type KubeObject, Resources } from '@kruise/runtime';
 import { startNodeRuntime } from '@kruise/stack/node-runtimes';
 import { describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';
-import { eventually } from '../support/poll.ts';
+import { until } from '../support/poll.ts';
 
 const registry = inject('registry');
-const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 100);
 const env = useLocalNode('ln-net');
 
 /** A pod serving its hostname and $POD_IP (from the downward API) over HTTP on port 8080, Ready through an httpGet probe. */

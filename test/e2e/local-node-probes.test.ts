@@ -4,11 +4,10 @@ import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { freePort } from '@kruise/stack/free-port';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';
-import { eventually } from '../support/poll.ts';
+import { podLog } from '../support/pod-log.ts';
+import { until } from '../support/poll.ts';
 
 const registry = inject('registry');
-const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 100);
 const env = useLocalNode('ln-probes');
 let client: KubeClient;
 let cri: CriClient;
@@ -51,6 +50,17 @@ const eventsOf = async (pod: string) =>
   (await client.list(Resources.Event, { namespace: 'default' })).items
     .filter((e: any) => e.involvedObject.name === pod)
     .map((e: any) => `${e.reason}: ${e.message}`);
+/** How many probes of the pod failed with a message starting so: kubelet's Unhealthy events, with their counts. */
+const failures = async (pod: string, message: string) =>
+  (await client.list(Resources.Event, { namespace: 'default' })).items
+    .filter(
+      (e: any) => e.involvedObject.name === pod && e.reason === 'Unhealthy' && e.message.startsWith(message),
+    )
+    .reduce((n: number, e: any) => n + (e.count ?? 1), 0);
+/** The requests the pod's current `web` container answered 200 (its httpd -vv logs each response). */
+const served = async (pod: string) =>
+  (await podLog(client, pod, { container: 'web' })).split('\n').filter((l) => l.endsWith('response:200'))
+    .length;
 /** Waits until the pod has each of these events (the recorder writes them a moment after the status). */
 const expectEvents = (pod: string, wanted: string[]) =>
   until(async () => {
@@ -89,8 +99,12 @@ describe('probes', () => {
     expect(statusOf(running, 'tcp')).toMatchObject({ started: true, ready: false });
     // Ready before started is impossible: the readiness file exists, the startup probe still fails.
     await inContainer('readyz', 'app', 'echo ok > /tmp/ready');
-    await new Promise((r) => setTimeout(r, 2500));
+    // The marker: two more startup probe failures, so the prober has run a whole period since.
+    const failed = await failures('readyz', 'Startup probe failed');
+    await until(async () => (await failures('readyz', 'Startup probe failed')) >= failed + 2);
     expect(statusOf(await getPod('readyz'), 'app')).toMatchObject({ started: false, ready: false });
+    // nor did its readiness probe run before, while the file was missing
+    expect(await failures('readyz', 'Readiness probe failed: cat')).toBe(0);
     await inContainer('readyz', 'app', 'touch /tmp/started');
     await until(async () => (statusOf(await getPod('readyz'), 'app')?.ready ? true : undefined));
     expect(statusOf(await getPod('readyz'), 'app').started).toBe(true);
@@ -126,7 +140,7 @@ describe('probes', () => {
     await createPod('livez', [
       {
         name: 'web',
-        command: run(`mkdir -p /www && echo ok > /www/healthz && httpd -p ${port} -h /www`),
+        command: run(`mkdir -p /www && echo ok > /www/healthz && (httpd -f -vv -p ${port} -h /www &)`),
         livenessProbe: { httpGet: { path: '/healthz', port }, ...tolerant },
       },
     ]);
@@ -134,7 +148,8 @@ describe('probes', () => {
       const s = statusOf(await getPod('livez'), 'web');
       return s?.state.running ? s : undefined;
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The marker: the container answered more liveness probes than the failures a restart needs.
+    await until(async () => (await served('livez')) > tolerant.failureThreshold);
     expect(statusOf(await getPod('livez'), 'web').restartCount).toBe(0);
     await inContainer('livez', 'web', 'rm /www/healthz');
     const second = await until(async () => {
@@ -146,10 +161,10 @@ describe('probes', () => {
       'Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 404',
       'Killing: Container web failed liveness probe, will be restarted',
     ]);
-    // The new container serves /healthz again: it gets ready, and no further restart follows
-    // (longer than the 3 failures a restart would need).
+    // The new container serves /healthz again: it gets ready and answers more probes than the
+    // failures a restart would need; no further restart follows.
     await until(async () => (statusOf(await getPod('livez'), 'web')?.ready ? true : undefined));
-    await new Promise((r) => setTimeout(r, 5000));
+    await until(async () => (await served('livez')) > tolerant.failureThreshold);
     expect(statusOf(await getPod('livez'), 'web')).toMatchObject({ restartCount: 1, ready: true });
   }, 60_000);
 

@@ -2,11 +2,9 @@ import type { CriClient } from '@kruise/cri/client';
 import { isNotFound, type KubeClient, type KubeObject, Resources, streamWatch } from '@kruise/runtime';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';
-import { eventually } from '../support/poll.ts';
+import { until } from '../support/poll.ts';
 
 const registry = inject('registry');
-const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 100);
 const env = useLocalNode('ln-resources');
 let client: KubeClient;
 let cri: CriClient;

@@ -6,11 +6,9 @@ import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';
 import { podLog } from '../support/pod-log.ts';
-import { eventually } from '../support/poll.ts';
+import { until } from '../support/poll.ts';
 
 const registry = inject('registry');
-const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 100);
 const rootDir = mkdtempSync(join(tmpdir(), 'kruise-kubelet-'));
 const hostDir = mkdtempSync(join(tmpdir(), 'kruise-hostpath-'));
 const localPathRoot = join(rootDir, 'local-path');

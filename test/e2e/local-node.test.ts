@@ -9,11 +9,10 @@ import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useLocalNode } from '../support/local-node-env.ts';
 import { podLog } from '../support/pod-log.ts';
-import { eventually } from '../support/poll.ts';
+import { until } from '../support/poll.ts';
+import { reconciledOn } from '../support/reconciled.ts';
 
 const registry = inject('registry');
-const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 50);
 // container GC each second (kubelet: each minute), so a test sees what it keeps and removes
 const env = useLocalNode('ln-1', { containerGcIntervalMs: 1000 });
 let client: KubeClient;
@@ -88,8 +87,7 @@ describe('local node', () => {
     expect(statusOf(await getPod('two'), 'sidecar').restartCount).toBe(0);
     const { status } = await cri.containerStatus(after.containerID.replace('containerd://', ''));
     expect(status?.annotations['io.kubernetes.container.restartCount']).toBe('1');
-    // the old container stays, exited, through garbage collections (kubelet keeps the newest dead one)
-    await new Promise((r) => setTimeout(r, 1500));
+    // the old container stays, exited (the container GC keeps the newest dead one: see the image change below)
     const previous = await cri.containerStatus(before.containerID.replace('containerd://', ''));
     expect(previous.status?.state).toBe('CONTAINER_EXITED');
   });
@@ -179,7 +177,7 @@ describe('local node', () => {
         })
       ).containers.map((c) => [`containerd://${c.id}`, c.state] as const);
     await until(async () => ((await appContainers()).length === 2 ? true : undefined), 10_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    // the collection that removed the oldest one saw the newer dead one too, and kept it
     expect(new Map(await appContainers())).toEqual(
       new Map([
         [second.containerID, 'CONTAINER_EXITED'],
@@ -243,7 +241,11 @@ describe('local node', () => {
 
     // A label change alone changes nothing; the next start reads the new value.
     await client.mergePatch(Resources.Pod, 'default', 'envy', { metadata: { labels: { track: 'canary' } } });
-    await new Promise((r) => setTimeout(r, 500));
+    // the marker: a sync of the pod that saw the new label has finished
+    await reconciledOn(env.node.controller, 'default/envy', {
+      informer: env.node.pods,
+      read: async () => [await getPod('envy')],
+    });
     expect(statusOf(await getPod('envy'), 'app').containerID).toBe(first.containerID);
     await cri.stopContainer(first.containerID.replace('containerd://', ''), 2);
     await until(async () => (statusOf(await getPod('envy'), 'app')?.restartCount === 1 ? true : undefined));
@@ -379,17 +381,22 @@ describe('local node', () => {
         (
           await cri.listContainers({ labelSelector: { 'io.kubernetes.pod.uid': created.metadata!.uid! } })
         ).containers.map((c) => c.metadata?.name);
-      // The app's hook is waiting for our answer: the app runs, the sidecar has not been created.
+      // The app's hook is waiting for our answer: the app runs, not ready.
       await until(() => (hooks.length === 1 ? true : undefined));
       expect(hooks[0]).toEqual({ path: '/started', header: 'app' });
-      await new Promise((r) => setTimeout(r, 1000));
-      expect(await containersOf()).toEqual(['app']);
+      expect(await containersOf()).toContain('app');
       expect(statusOf(await getPod('hooked'), 'app')?.ready ?? false).toBe(false);
+      const answeredAt = Date.now();
       release();
-      await until(async () => {
-        const p = await getPod('hooked');
-        return statusOf(p, 'app')?.ready && statusOf(p, 'sidecar')?.ready ? true : undefined;
+      const p = await until(async () => {
+        const x = await getPod('hooked');
+        return statusOf(x, 'app')?.ready && statusOf(x, 'sidecar')?.ready ? x : undefined;
       });
+      // the sidecar was created only once the hook had its answer (containerd's clock is this machine's)
+      const sidecar = await cri.containerStatus(
+        statusOf(p, 'sidecar').containerID.replace('containerd://', ''),
+      );
+      expect(Number(BigInt(sidecar.status!.createdAt) / 1_000_000n)).toBeGreaterThanOrEqual(answeredAt);
       expect(await podLog(client, 'hooked', { container: 'sidecar' })).toBe('poststart-ran\n');
     } finally {
       release();

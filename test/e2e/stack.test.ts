@@ -14,10 +14,7 @@ import { runBinary } from '../../packages/control-plane/test/kubectl-run.ts';
 import { kubectlPath } from '../support/kube-tools.ts';
 import { asNobody } from '../support/nobody.ts';
 import { podLog } from '../support/pod-log.ts';
-import { eventually } from '../support/poll.ts';
-
-const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 100);
+import { until } from '../support/poll.ts';
 
 /** `pnpm start`'s program, as a user runs it: a terminal's job, stopped with Ctrl-C (SIGINT to its process group). */
 const running: Program[] = [];
@@ -100,7 +97,7 @@ describe('pnpm start (the local stack)', () => {
     // Ctrl-C, and again while it stops: every program of the job gets both, and nothing may die halfway.
     const exited = new Promise<number | null>((r) => stack.child.once('exit', (code) => r(code)));
     process.kill(-stack.child.pid!, 'SIGINT');
-    await new Promise((r) => setTimeout(r, 300));
+    await stack.waitFor(/\[kruise\] stopping/, 10_000);
     if (stack.child.exitCode === null) process.kill(-stack.child.pid!, 'SIGINT');
     expect(await exited).toBe(0);
     // Its last line may still be in the pipe at exit: waitFor reads until the pipes close.
@@ -135,7 +132,7 @@ describe('pnpm start (the local stack)', () => {
     expect(await stack.stop(60_000)).toBe(0);
   }, 120_000);
 
-  it('under a supervisor (SIGTERM to the group of `npx -y pnpm@10 start`, SIGKILL 2 s later) leaves nothing running; a start after a run killed with its watchdog stops what it left and says so', async () => {
+  it('under a supervisor (SIGTERM to the group of `npx -y pnpm@10 start`, SIGKILL 1 s later) leaves nothing running: a start at once waits for its watchdog to stop it all; a start after a run killed with its watchdog stops what it left and says so', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'kruise-stack-'));
     const runtimeDir = `/tmp/ksv-${process.pid}`;
     dirs.push(stateDir);
@@ -170,7 +167,7 @@ describe('pnpm start (the local stack)', () => {
       );
     };
 
-    // 1. As a supervisor stops it: SIGTERM to the process group, SIGKILL to the group 2 s later.
+    // 1. As a supervisor stops it: SIGTERM to the process group, SIGKILL to the group 1 s later …
     const wrapper = watchProgram(
       'npx pnpm start',
       spawn('npx', ['-y', 'pnpm@10', 'start', '--', ...args], {
@@ -184,17 +181,30 @@ describe('pnpm start (the local stack)', () => {
     const first = recorded();
     expect(alive(first.registry) && (await portOpen())).toBe(true);
     process.kill(-wrapper.child.pid!, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 2000));
+    // the supervisor's grace before its SIGKILL (part of the scenario, not a wait for something)
+    await new Promise((r) => setTimeout(r, 1000));
     try {
       process.kill(-wrapper.child.pid!, 'SIGKILL');
     } catch {
       // the whole group had already exited
     }
-    await nothingLeft(first);
-
-    // 2. A run killed together with its watchdog leaves the registry and containerd running …
+    // … and is started again at once: the new run waits for the killed run's watchdog, which stops
+    // everything that run left, before it clears the logs and starts (no clean-up racing it, no
+    // stack trace).
     const killed = startStack(args);
     await killed.waitFor(/\[kruise\] ready/, 240_000);
+    const again = killed.output();
+    expect(again).toContain(
+      `[kruise] waiting for the watchdog (pid ${first.watchdog}) of an earlier, killed run (pid ${first.pid}) to stop what it left\n`,
+    );
+    expect(again).not.toContain('stopped what an earlier, killed run');
+    expect(again).not.toMatch(/\n\s+at /);
+    const firstPids = [first.pid, ...first.programs.map((p) => p.pid), first.registry, first.containerd];
+    expect(firstPids.filter(alive)).toEqual([]);
+    // the watchdog had written its note before the new run cleared the logs
+    expect(existsSync(join(stateDir, 'logs/watchdog.log'))).toBe(false);
+
+    // 2. A run killed together with its watchdog leaves the registry and containerd running …
     const second = recorded();
     process.kill(second.watchdog!, 'SIGKILL');
     process.kill(-killed.child.pid!, 'SIGKILL');

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@kruise/stack/free-port';
 import type { TestProject } from 'vitest/node';
+// A relative path: vitest loads a global setup without the `source` condition the packages resolve by.
+import { freePort } from '../../packages/stack/src/free-port.ts';
 
 /**
  * Vitest global setup: installs (when missing) and starts the real runtime stack the daemon tests

@@ -46,11 +46,17 @@ describe('node lifecycle', () => {
 
   it('turns a node whose heartbeat stops Ready=Unknown and taints it unreachable, and back once it beats', async () => {
     await createNode(core, 'beating');
-    for (let i = 0; i < 6; i++) {
-      await heartbeat('beating');
-      await new Promise((r) => setTimeout(r, 400));
-    }
-    // Two and a half seconds of heartbeats every 400 ms: still Ready and untainted.
+    // The marker: a node registered just after it that never beats (listed after it, too).
+    await createNode(core, 'silent');
+    // Heartbeats every 400 ms until the silent node is Unknown: the controller has then looked past
+    // the grace period of both, and the beating node is still Ready and untainted.
+    await eventually(
+      async () => {
+        await heartbeat('beating');
+        return (await ready('silent'))?.status === 'Unknown';
+      },
+      { timeoutMs: 15_000, intervalMs: 400, what: 'node silent to turn Unknown' },
+    );
     expect((await ready('beating'))?.status).toBe('True');
     expect((await core.readNode({ name: 'beating' })).spec?.taints).toBeUndefined();
 
@@ -90,13 +96,19 @@ describe('node lifecycle', () => {
         spec: { holderIdentity: 'leased', leaseDurationSeconds: 40, renewTime: new V1MicroTime() },
       },
     });
-    for (let i = 0; i < 10; i++) {
-      await new Promise((r) => setTimeout(r, 400));
-      const lease = await leases.readNamespacedLease({ name: 'leased', namespace: 'kube-node-lease' });
-      lease.spec!.renewTime = new V1MicroTime();
-      await leases.replaceNamespacedLease({ name: 'leased', namespace: 'kube-node-lease', body: lease });
-    }
-    // 4 s (more than the grace) after the last status heartbeat, the Lease alone kept it Ready.
+    // The marker: a node registered after it with neither heartbeats nor a Lease (listed after it, too).
+    await createNode(core, 'unleased');
+    // The Lease renewed every 400 ms until the other node is Unknown: past the grace period after
+    // the last status heartbeat, the Lease alone kept it Ready.
+    await eventually(
+      async () => {
+        const lease = await leases.readNamespacedLease({ name: 'leased', namespace: 'kube-node-lease' });
+        lease.spec!.renewTime = new V1MicroTime();
+        await leases.replaceNamespacedLease({ name: 'leased', namespace: 'kube-node-lease', body: lease });
+        return (await ready('unleased'))?.status === 'Unknown';
+      },
+      { timeoutMs: 15_000, intervalMs: 400, what: 'node unleased to turn Unknown' },
+    );
     expect((await ready('leased'))?.status).toBe('True');
   }, 30_000);
 

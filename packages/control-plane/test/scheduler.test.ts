@@ -234,7 +234,8 @@ describe('the scheduler turned off', () => {
       const core = kubeConfigFor(cp).makeApiClient(CoreV1Api);
       await createNode(core, 'only');
       const created = await core.createNamespacedPod({ namespace: 'default', body: pod('alone') });
-      await new Promise((r) => setTimeout(r, 200));
+      // the marker: a scheduler, were one running after all, would have placed it once its queue drained
+      await cp.controllers.scheduler?.drained();
       const p = await core.readNamespacedPod({ name: 'alone', namespace: 'default' });
       expect(p.spec?.nodeName).toBeUndefined();
       expect(p.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);

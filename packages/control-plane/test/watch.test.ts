@@ -95,7 +95,14 @@ describe('watch', () => {
       allowWatchBookmarks: 'FALSE',
     });
     await off.started;
-    await new Promise((r) => setTimeout(r, 500));
+    // A watch opened after it that gets a bookmark: the bookmark round went over both. A ConfigMap
+    // created after that reaches `off` behind anything that round sent it.
+    const on = collect('/api/v1/namespaces/default/configmaps', { allowWatchBookmarks: 'True' });
+    await on.started;
+    await eventually(() => on.events.some((e) => e.type === 'BOOKMARK'));
+    on.stop();
+    await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'py-marker' } } });
+    await eventually(() => off.events.some((e) => e.obj?.metadata?.name === 'py-marker'));
     expect(off.events.some((e) => e.type === 'BOOKMARK')).toBe(false);
     expect(off.events.some((e) => e.obj?.metadata?.name === 'py-bool')).toBe(true);
     off.stop();

@@ -36,7 +36,6 @@ describe('CriClient against containerd', () => {
   it('reports byte progress of a running pull through containerd content statuses', async () => {
     const image = `${registry}/big:v1`;
     await cri.removeImage(image);
-    await new Promise((r) => setTimeout(r, 500));
     const seen: { offset: number; total: number }[] = [];
     const poll = setInterval(async () => {
       const { statuses } = await cri.contentStatuses().catch(() => ({ statuses: [] }));

@@ -1,7 +1,12 @@
 import { type FeatureGates, parseFeatureGates } from '@kruise/api/feature-gates';
-import { durationArgument, listenAddressArgument, parseCommandLine } from '@kruise/runtime/cli/command-line';
+import {
+  durationOption,
+  listenAddressArgument,
+  parseCommandLine,
+  programCommand,
+} from '@kruise/runtime/cli/command-line';
 import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { CommanderError, InvalidArgumentError } from 'commander';
 
 /** Everything kruise-daemon is started with. */
 export interface DaemonOptions {
@@ -19,48 +24,51 @@ export interface DaemonOptions {
   featureGates: FeatureGates;
 }
 
-const int = (name: string) => (v: string) => {
-  if (!/^-?\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be an integer`);
+/** An int flag as pflag's `IntVar` reads it (decimal; strconv.ParseInt's words when not). */
+const int = (v: string) => {
+  if (!/^[+-]?\d+$/.test(v))
+    throw new InvalidArgumentError(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   return Number(v);
 };
 
+/** What kruise-daemon runs, for `--help`. */
+const DESCRIPTION = `OpenKruise's kruise-daemon: Kruise's agent on a node, over its CRI runtime.
+  image puller: pulls the images NodeImages ask for and reports their progress
+  ContainerRecreateRequest executor: stops the containers a request names,
+    for kubelet to start them again
+  containermeta (gate DaemonWatchingPod): records the pods' runtime containers
+    and restarts those whose env from metadata changed
+    (gate InPlaceUpdateEnvFromMetadata)`;
+
 /** Parses argv; throws a CommanderError with exit code 2 and a clear message on bad input. */
 export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): DaemonOptions {
-  const cmd = new Command('kruise-daemon')
-    .description('Pulls images and recreates containers on this node for OpenKruise')
+  const cmd = programCommand('kruise-daemon', DESCRIPTION)
     .option('--node-name <name>', 'this node (env NODE_NAME)', env.NODE_NAME)
-    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster configuration)')
+    .option('--kubeconfig <file>', 'kubeconfig file; without it, the in-cluster configuration')
     .option(
       '--runtime-endpoint <endpoint>',
-      'CRI socket, e.g. unix:///run/containerd/containerd.sock (default: discover under --host-run-dir)',
+      'CRI socket, e.g. unix:///run/containerd/containerd.sock (found under --host-run-dir when not given)',
     )
     .option(
       '--docker-endpoint <endpoint>',
       'pull through the Docker Engine API at this socket (unix:///var/run/docker.sock) for per-layer progress',
     )
     .option('--host-run-dir <dir>', "where the host's /var/run is mounted", '/hostvarrun')
-    .option('--addr <addr>', 'address of /healthz and /metrics', listenAddressArgument('--addr'), ':10221')
-    .option(
-      '--max-workers-for-pull-image <n>',
-      'pulls at once on this node (-1: unlimited)',
-      int('--max-workers-for-pull-image'),
-      -1,
+    .option('--addr <addr>', 'address of /healthz and /metrics', listenAddressArgument, ':10221')
+    .option('--max-workers-for-pull-image <n>', 'pulls at once on this node (-1: unlimited)', int, -1)
+    .option('--max-workers-per-registry <n>', 'pulls at once from one registry (0: unlimited)', int, 0)
+    .addOption(
+      durationOption(
+        '--status-update-interval <duration>',
+        'at most one NodeImage status write per this interval',
+        2000,
+      ),
     )
     .option(
-      '--max-workers-per-registry <n>',
-      'pulls at once from one registry (0: unlimited)',
-      int('--max-workers-per-registry'),
-      0,
-    )
-    .option(
-      '--status-update-interval <duration>',
-      'at most one NodeImage status write per this interval',
-      durationArgument,
-      2000,
-    )
-    .option('--feature-gates <gates>', "comma-separated Gate=true|false pairs (Kruise's gates)", '')
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+      '--feature-gates <gates>',
+      "comma-separated Gate=bool pairs of Kruise's gates (bool as Go reads it: true, false, 1, 0, t, F, …)",
+      '',
+    );
   parseCommandLine(cmd, argv);
   const o = cmd.opts();
   if (!o.nodeName)

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ImagePuller } from '../src/imagepuller/puller.ts';
 import { CriImageService } from '../src/runtime/cri-image-service.ts';
 import { imageBlobs } from '../src/runtime/image-blobs.ts';
-import { startDaemonTestEnv } from './env.ts';
+import { startDaemonTestEnv, until } from './env.ts';
 import { type PrivateRegistry, startPrivateRegistry } from './private-registry.ts';
 import { startTokenServer, type TokenServer } from './token-server.ts';
 
@@ -85,16 +85,17 @@ async function pullWith(node: string, secretName: string | undefined, host = reg
     backoff: { initialMs: 50, maxMs: 100 },
   });
   puller.start();
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ni = await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, node);
-    const s = ni.status?.imageStatuses?.[`${host}/private`]?.tags?.[0];
-    if (s?.phase === 'Succeeded' || s?.phase === 'Failed') {
-      await puller.stop();
-      return s;
-    }
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    return await until(
+      async () => {
+        const ni = await client.get<NodeImage & KubeObject>(KruiseResources.NodeImage, undefined, node);
+        const s = ni.status?.imageStatuses?.[`${host}/private`]?.tags?.[0];
+        return s?.phase === 'Succeeded' || s?.phase === 'Failed' ? s : undefined;
+      },
+      { what: `the pull of ${host}/private:v1 on ${node} to finish` },
+    );
+  } finally {
+    await puller.stop();
   }
 }
 

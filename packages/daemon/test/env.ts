@@ -6,7 +6,6 @@ import { CriClient } from '@kruise/cri/client';
 import { KubeClient } from '@kruise/runtime';
 import { inject } from 'vitest';
 import { parse } from 'yaml';
-import { eventually } from '../../../test/support/poll.ts';
 
 /** The repository root. */
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -37,8 +36,6 @@ export async function startDaemonTestEnv(): Promise<{
   };
 }
 
-/** Polls until `check` returns a truthy value (errors count as not yet; 30 s, every 25 ms). */
-export const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
-  eventually(check, timeoutMs, 25);
+export { until } from '../../../test/support/poll.ts';
 
 /** RFC 3339 now, second precision. */

@@ -37,7 +37,7 @@ describe('kruise-daemon --feature-gates', () => {
       expect(error).toBeInstanceOf(CommanderError);
       expect(error).toMatchObject({
         exitCode: 2,
-        message: `error: invalid argument for '--feature-gates': ${message}`,
+        message: `error: invalid argument "${flag.slice('--feature-gates='.length)}" for "--feature-gates" flag: ${message}`,
       });
     }
   });

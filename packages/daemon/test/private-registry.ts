@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@kruise/stack/free-port';
 import bcrypt from 'bcryptjs';
+import { until } from './env.ts';
 import type { TokenServer } from './token-server.ts';
 
 /** A registry with basic auth (htpasswd), started and stopped by PID, plain HTTP on loopback. */
@@ -42,13 +43,13 @@ export async function startPrivateRegistry(
   const child: ChildProcess = spawn('docker-registry', ['serve', join(dir, 'config.yml')], {
     stdio: 'ignore',
   });
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`http://${host}/v2/`)
-      .then((r) => r.status === 401)
-      .catch(() => false);
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(
+    () =>
+      fetch(`http://${host}/v2/`)
+        .then((r) => r.status === 401)
+        .catch(() => false),
+    { what: `the registry on ${host} to answer (401 to anonymous /v2/)` },
+  );
   // Asynchronous: a token server for this registry may run in this very process.
   await promisify(execFile)('skopeo', [
     'copy',

@@ -10,7 +10,7 @@ import { kubeTime } from '@kruise/kube-compat';
 import { KubeClient, type KubeObject } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import { eventually } from '../../../test/support/poll.ts';
+import { until } from '../../../test/support/poll.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const main = join(here, '../src/main.ts');
@@ -49,9 +49,6 @@ function run(args: string[]) {
   const exited = new Promise<number | null>((r) => child.once('close', r));
   return { child, exited, out: () => out, err: () => err };
 }
-
-const until = <T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) =>
-  eventually(check, timeoutMs, 30);
 
 describe('kruise-daemon process', () => {
   it('refuses to start without a node name (exit 2) or a runtime (exit 1, naming the paths)', async () => {

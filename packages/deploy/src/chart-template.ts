@@ -1,3 +1,4 @@
+import { GO_FALSE } from '@kruise/kube-compat/go-bool';
 import type { Condition, ValueSource } from './value-source.ts';
 import { defaultValue, type ValuePath } from './values.ts';
 
@@ -12,7 +13,9 @@ const ref = (path: ValuePath) => `.Values.${path}`;
 /** The Go template test of a condition (as `holds` evaluates it for deploy/). */
 export function templateCondition(condition: Condition): string {
   if ('value' in condition) return ref(condition.value);
-  return `not (contains "${condition.gateOff}=false" (${ref('featureGates')} | nospace))`;
+  // the gate's last setting (a later one wins, as in the programs) is one of Go's false spellings
+  const setting = `regexFindAll "(^|,)${condition.gateOff}=[^,]*" (${ref('featureGates')} | nospace) -1 | last | default ""`;
+  return `not (regexMatch "=(${GO_FALSE.join('|')})$" (${setting}))`;
 }
 
 /**

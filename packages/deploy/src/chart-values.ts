@@ -49,9 +49,14 @@ function schemaOf(value: unknown, path: ValuePath): object {
 /**
  * values.schema.json: each value's type and constraints, so `helm install|upgrade|lint` refuse a
  * bad value by its path. Keys the chart does not read (e.g. upstream-only ones) are allowed.
+ * Characters outside ASCII (the Unicode spaces of the featureGates pattern) are written as JSON
+ * `\uXXXX` escapes, so the file reads the same in any editor.
  */
 export const renderValuesSchema = (): string =>
-  `${JSON.stringify({ $schema: 'https://json-schema.org/draft-07/schema#', ...schemaOf(CHART_VALUES, '') }, null, 2)}\n`;
+  `${JSON.stringify({ $schema: 'https://json-schema.org/draft-07/schema#', ...schemaOf(CHART_VALUES, '') }, null, 2)}\n`.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** values.yaml: the defaults, each commented with what it does. */
 export function renderValuesYaml(header: string): string {

@@ -1,3 +1,4 @@
+import { GO_FALSE } from '@kruise/kube-compat/go-bool';
 import { defaultValue, type ValuePath } from './values.ts';
 
 /** When an object or list item is rendered: a value is true, or featureGates turns a gate off. */
@@ -35,7 +36,8 @@ const isEmpty = (v: unknown) =>
 export function holds(condition: Condition, value: (path: ValuePath) => unknown): boolean {
   if ('value' in condition) return Boolean(value(condition.value));
   const gates = String(value('featureGates')).replace(/\s/g, '');
-  return !gates.includes(`${condition.gateOff}=false`);
+  const last = [...gates.matchAll(new RegExp(`(^|,)${condition.gateOff}=([^,]*)`, 'g'))].at(-1)?.[2];
+  return !(GO_FALSE as readonly string[]).includes(last ?? '');
 }
 
 /** The chart's default values: what deploy/ is rendered from. */

@@ -1,4 +1,5 @@
 import { FEATURE_DEFAULTS } from '@kruise/api';
+import { featureGateFlagPattern } from '@kruise/kube-compat/feature-gate-parser';
 import { DEPLOY_FEATURE_GATES, NAMES } from './names.ts';
 
 const [managerRepository, managerTag] = NAMES.managerImage.split(':') as [string, string];
@@ -64,7 +65,7 @@ export const VALUE_DESCRIPTIONS: Record<ValuePath, string> = {
   'installation.createNamespace':
     "create installation.namespace, labelled control-plane=controller-manager (the pod webhook skips it); with false, label yours so, or kruise-manager's own pods wait for its pod webhook",
   featureGates:
-    "kruise's feature gates, Gate=true|false pairs separated by commas (escape them in --set: A=true\\,B=false)",
+    "kruise's feature gates, Gate=bool pairs separated by commas, bool as Go reads it (true, false, True, 1, 0, t, F, …; escape the commas in --set: A=true\\,B=false)",
   imagePullSecrets: 'pull secrets of the kruise-manager and kruise-daemon images',
   'manager.log.level': `kruise-manager's LOG_LEVEL: one of ${LOG_LEVELS.join(', ')} (upstream's klog verbosity numbers do not apply)`,
   'manager.replicas': 'kruise-manager replicas (one leads through the Lease kruise-manager)',
@@ -106,5 +107,8 @@ export function defaultValue(path: ValuePath): unknown {
   return node;
 }
 
-/** A featureGates string the manager accepts: known gates, each `=true` or `=false`. */
-export const FEATURE_GATES_PATTERN = `^\\s*((${Object.keys(FEATURE_DEFAULTS).join('|')})=(true|false)\\s*(,\\s*|$))*$`;
+/**
+ * Exactly the featureGates strings kruise-manager and kruise-daemon accept: Kruise's gates, each
+ * `=` a boolean in any spelling of Go's strconv.ParseBool, as component-base's flag reads them.
+ */
+export const FEATURE_GATES_PATTERN = featureGateFlagPattern(Object.keys(FEATURE_DEFAULTS));

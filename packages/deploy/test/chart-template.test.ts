@@ -115,6 +115,41 @@ describe('charts/kruise (the Helm chart)', () => {
     expect(find(noDaemon.objects, 'Deployment')).toBeDefined();
   });
 
+  it('accepts exactly the featureGates the programs accept (Go’s bool spellings, spaces, a later setting winning) and renders what they run', async () => {
+    const values = [
+      'PodWebhook=0',
+      ' PodWebhook = F , KruiseDaemon=FALSE',
+      'PodWebhook=false,PodWebhook=True',
+      'KruiseDaemon=t,',
+      'CloneSetShortHash=1,,ImagePullJobGate=TRUE',
+      '',
+      'PodWebhook=yes',
+      'PodWebhook',
+      'NoSuchGate=true',
+      'PodWebhook=true, ',
+      'PodWebhook=true;KruiseDaemon=false',
+    ];
+    const rendered = await Promise.all(
+      values.map((v) => template('--set-json', `featureGates=${JSON.stringify(v)}`)),
+    );
+    const seen = values.map((v, i) => {
+      const { code, objects } = rendered[i]!;
+      const hooks = find(objects, 'MutatingWebhookConfiguration')?.webhooks.map((w: any) => w.name) ?? [];
+      return [v, code === 0, hooks.includes('mpod.kb.io'), find(objects, 'DaemonSet') !== undefined];
+    });
+    const programs = values.map((v) => {
+      try {
+        const gates = parseOptions([`--feature-gates=${v}`]).featureGates;
+        parseDaemonOptions([`--feature-gates=${v}`], { NODE_NAME: 'n' });
+        return [v, true, gates.enabled('PodWebhook'), gates.enabled('KruiseDaemon')];
+      } catch {
+        return [v, false, false, false];
+      }
+    });
+    expect(seen).toEqual(programs);
+    expect(programs.filter(([, ok]) => ok)).toHaveLength(6);
+  });
+
   it('takes upstream-named values: replicas, images, resources, log level, webhooks, daemon socket, scheduling, pull secrets', async () => {
     const { objects, err } = await template(
       ...['--set', 'manager.replicas=3', '--set', 'manager.image.repository=registry.local/km'],

@@ -1,10 +1,12 @@
 /**
  * Computations that must give the answers Kubernetes' Go code gives — hashes, JSON bytes,
- * quantities, IntOrString, label selectors, times, image references, kubelet's CRI metadata,
- * feature-gate flags — and the shape of a resource's address. Nothing here is Kruise's API; it
- * imports nothing of this repository's.
+ * quantities, IntOrString, label selectors, times, image references, kubelet's CRI metadata, Go's
+ * durations and booleans, feature-gate flags — and the shape of a resource's address. Nothing here
+ * is Kruise's API; it imports nothing of this repository's.
  */
 export * from './feature-gate-parser.ts';
+export * from './go-bool.ts';
+export * from './go-duration.ts';
 export * from './go-hash.ts';
 export * from './go-json.ts';
 export * from './image-reference.ts';

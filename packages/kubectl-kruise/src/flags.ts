@@ -1,4 +1,4 @@
-import { parseDuration } from '@kruise/runtime/certs/duration';
+import { formatGoDurationMs, parseGoBool, parseGoDurationMs } from '@kruise/kube-compat';
 import { UsageError } from './errors.ts';
 
 /** One command-line flag, declared as kubectl's pflag declares it. */
@@ -31,27 +31,34 @@ export interface ParsedArgs {
 
 const zeroOf = (spec: FlagSpec) =>
   spec.default ??
-  (spec.type === 'bool' ? false : spec.type === 'int' ? 0 : spec.type === 'strings' ? [] : '');
+  (spec.type === 'bool'
+    ? false
+    : spec.type === 'int' || spec.type === 'duration'
+      ? 0
+      : spec.type === 'strings'
+        ? []
+        : '');
 
 /** Parses one value as its flag's type, with pflag's error words. */
 function convert(spec: FlagSpec, raw: string, values: FlagValues): string | boolean | number | string[] {
   const invalid = (detail: string) =>
     new UsageError(`invalid argument "${raw}" for "${flagLabel(spec)}" flag: ${detail}`);
+  /** The value `read` gives, or pflag's error with the reason `read` threw. */
+  const read = <T>(parse: (text: string) => T) => {
+    try {
+      return parse(raw);
+    } catch (err) {
+      throw invalid((err as Error).message);
+    }
+  };
   switch (spec.type) {
     case 'bool':
-      if (/^(1|t|T|TRUE|true|True)$/.test(raw)) return true;
-      if (/^(0|f|F|FALSE|false|False)$/.test(raw)) return false;
-      throw invalid(`strconv.ParseBool: parsing "${raw}": invalid syntax`);
+      return read(parseGoBool);
     case 'int':
       if (!/^[+-]?\d+$/.test(raw)) throw invalid(`strconv.ParseInt: parsing "${raw}": invalid syntax`);
       return Number(raw);
     case 'duration':
-      if (raw === '0') return 0;
-      try {
-        return parseDuration(raw);
-      } catch {
-        throw invalid(`time: invalid duration "${raw}"`);
-      }
+      return read(parseGoDurationMs);
     case 'strings': {
       const before = values[spec.name];
       const list = Array.isArray(before) ? before : [];
@@ -136,7 +143,12 @@ export function describeFlags(specs: readonly FlagSpec[]): string {
   return specs
     .map((s) => {
       const head = s.short ? `-${s.short}, --${s.name}` : `    --${s.name}`;
-      const def = s.default !== undefined && s.default !== '' ? `=${JSON.stringify(s.default)}` : '';
+      const def =
+        s.type === 'duration'
+          ? `=${formatGoDurationMs(Number(s.default ?? 0))}`
+          : s.default !== undefined && s.default !== ''
+            ? `=${JSON.stringify(s.default)}`
+            : '';
       return `    ${head}${def}:\n\t${s.usage}\n`;
     })
     .join('\n');

@@ -83,7 +83,10 @@ describe('kubectl kruise scale', () => {
         ['scale', '--replicas=1', 'cloneset/nope'],
         'Error from server (NotFound): clonesets.apps.kruise.io "nope" not found\n',
       ],
-      [['frobnicate'], 'error: unknown command "frobnicate" for "kubectl kruise"\n'],
+      [
+        ['frobnicate'],
+        `error: unknown command "frobnicate" for "kubectl-kruise"\nSee 'kubectl kruise --help' for usage.\n`,
+      ],
     ];
     await expectFailures(plugin, cases);
     expect(await replicasOf('default', 'web')).toBe(2);

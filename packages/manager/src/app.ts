@@ -46,6 +46,7 @@ export async function startManager(
     healthProbeAddr: flags.healthProbeAddr,
     metricsAddr: flags.metricsAddr,
     cacheSyncTimeoutMs: flags.cacheSyncTimeoutMs,
+    syncPeriodMs: flags.syncPeriodMs,
     ...(tuning.onLeadershipLost ? { onLeadershipLost: tuning.onLeadershipLost } : {}),
     ...(flags.enableLeaderElection
       ? {

@@ -1,12 +1,14 @@
 import { type FeatureGates, parseFeatureGates } from '@kruise/api';
 import {
-  durationArgument,
+  boolOption,
+  durationOption,
   featureGatesFlag,
   listenAddressArgument,
   parseCommandLine,
   portArgument,
+  programCommand,
 } from '@kruise/runtime';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 
 /** Everything kruise-manager is started with. */
 export interface ManagerOptions {
@@ -28,6 +30,8 @@ export interface ManagerOptions {
   retryPeriodMs: number;
   /** How long informers may take to list before start-up fails (default 2 min). */
   cacheSyncTimeoutMs: number;
+  /** How often the informers re-deliver every cached object (controller-runtime's default 10 h; 0: never). */
+  syncPeriodMs: number;
   featureGates: FeatureGates;
   nodeImageCreationDelayMs: number;
   defaultTtlSecondsForAlwaysNodeImage: number;
@@ -43,39 +47,58 @@ export interface ManagerOptions {
   daemonConfigNamespace: string;
 }
 
-const positiveInt = (name: string) => (v: string) => {
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+const positiveInt = (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('must be a positive integer');
   return Number(v);
 };
 
-const bool = (v: string) => {
-  if (v !== 'true' && v !== 'false') throw new InvalidArgumentError(`must be true or false`);
-  return v === 'true';
+/** client-go's answer for each lock type it no longer has (resourcelock.New); only `leases` is taken. */
+const REMOVED_LOCKS: Record<string, string> = {
+  endpoints: 'endpoints lock is removed, migrate to endpointsleases (using version v0.27.x)',
+  configmaps: 'configmaps lock is removed, migrate to configmapsleases (using version v0.27.x)',
+  endpointsleases: 'endpointsleases lock is removed, migrate to leases',
+  configmapsleases: 'configmapsleases lock is removed, migrated to leases',
 };
+
+const resourceLock = (v: string) => {
+  if (v === 'leases') return v;
+  if (v === 'coordinatedLeases')
+    throw new InvalidArgumentError('coordinatedLeases is not supported here: use leases');
+  throw new InvalidArgumentError(
+    Object.hasOwn(REMOVED_LOCKS, v) ? REMOVED_LOCKS[v]! : `Invalid lock-type ${v}`,
+  );
+};
+
+/** What kruise-manager runs, for `--help`. */
+const DESCRIPTION = `OpenKruise's kruise-manager: the controllers and admission webhooks of Kruise.
+Controllers:
+  NodeImage, ContainerRecreateRequest (gate KruiseDaemon),
+  ImagePullJob, ImageListPullJob (gates KruiseDaemon and ImagePullJobGate),
+  CloneSet, pod readiness, container launch priority
+Webhooks:
+  NodeImage, ImagePullJob, ImageListPullJob, ContainerRecreateRequest, CloneSet,
+  pods (gate PodWebhook)`;
 
 /** The command-line interface; `parse` throws a CommanderError (exit code 2) for bad input. */
 export function buildCommand(): Command {
-  return new Command('kruise-manager')
-    .description(
-      'OpenKruise controllers and admission webhooks for NodeImage, ImagePullJob, ImageListPullJob and ContainerRecreateRequest',
-    )
-    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster configuration)')
+  return programCommand('kruise-manager', DESCRIPTION)
+    .option('--kubeconfig <file>', 'kubeconfig file; without it, the in-cluster configuration')
     .option(
       '--metrics-addr <addr>',
       'address the metrics endpoint binds to (0 disables it)',
-      listenAddressArgument('--metrics-addr'),
+      listenAddressArgument,
       ':8080',
     )
     .option(
       '--health-probe-addr <addr>',
       'address the health probes bind to (0 disables them)',
-      listenAddressArgument('--health-probe-addr'),
+      listenAddressArgument,
       ':8000',
     )
     .option(
       '--webhook-port <port>',
-      'port the webhook server listens on (0 picks a free one)',
-      portArgument('--webhook-port'),
+      'port the webhook server listens on (0 picks a free one; env WEBHOOK_PORT)',
+      portArgument,
       Number(process.env.WEBHOOK_PORT ?? 9876),
     )
     .option('--webhook-host <host>', 'address the webhook server binds to (all interfaces when empty)', '')
@@ -89,47 +112,65 @@ export function buildCommand(): Command {
       'namespace of that Service (env POD_NAMESPACE)',
       process.env.POD_NAMESPACE ?? 'kruise-system',
     )
-    .addOption(
-      new Option('--enable-leader-election [bool]', 'elect one active replica through a Lease')
-        .default(true)
-        .argParser(bool),
-    )
+    .addOption(boolOption('--enable-leader-election', 'elect one active replica through a Lease', true))
     .option(
       '--leader-election-namespace <ns>',
-      'namespace of the leader election Lease',
+      'namespace of the leader election Lease (env POD_NAMESPACE)',
       process.env.POD_NAMESPACE ?? 'kruise-system',
     )
     .option('--leader-election-id <name>', 'name of the leader election Lease', 'kruise-manager')
     .option(
-      '--leader-election-lease-duration <duration>',
-      'how long non-leader candidates wait after the last observed renewal before they take the lease',
-      durationArgument,
-      15_000,
+      '--leader-election-resource-lock <lock>',
+      'the resource leader election holds (leases, the only lock client-go still has)',
+      resourceLock,
+      'leases',
+    )
+    .addOption(
+      durationOption(
+        '--leader-election-lease-duration <duration>',
+        'how long non-leader candidates wait after the last observed renewal before they take the lease',
+        15_000,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--leader-election-renew-deadline <duration>',
+        'how long the leader retries renewing the lease before it gives up (and exits)',
+        10_000,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--leader-election-retry-period <duration>',
+        'how long candidates wait between attempts to take or renew the lease',
+        2_000,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--controller-cache-sync-timeout <duration>',
+        'how long informers may take to list before start-up fails',
+        120_000,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--sync-period <duration>',
+        "how often every cached object is reconciled again though nothing changed (0s: never); controller-runtime's default",
+        10 * 3_600_000,
+      ),
     )
     .option(
-      '--leader-election-renew-deadline <duration>',
-      'how long the leader retries renewing the lease before it gives up (and exits)',
-      durationArgument,
-      10_000,
+      '--feature-gates <gates>',
+      "comma-separated Gate=bool pairs of Kruise's gates (bool as Go reads it: true, false, 1, 0, t, F, …)",
+      '',
     )
-    .option(
-      '--leader-election-retry-period <duration>',
-      'how long candidates wait between attempts to take or renew the lease',
-      durationArgument,
-      2_000,
-    )
-    .option(
-      '--controller-cache-sync-timeout <duration>',
-      'how long informers may take to list before start-up fails',
-      durationArgument,
-      120_000,
-    )
-    .option('--feature-gates <gates>', 'comma-separated Gate=true|false pairs', '')
-    .option(
-      '--nodeimage-creation-delay <duration>',
-      'how long a Node must be Ready before it gets a NodeImage',
-      durationArgument,
-      30_000,
+    .addOption(
+      durationOption(
+        '--nodeimage-creation-delay <duration>',
+        'how long a Node must be Ready before it gets a NodeImage',
+        30_000,
+      ),
     )
     .option(
       '--default-ttlseconds-for-always-nodeimage <seconds>',
@@ -141,52 +182,25 @@ export function buildCommand(): Command {
       },
       300,
     )
-    .option(
-      '--imagepulljob-workers <n>',
-      'workers of the ImagePullJob controller',
-      positiveInt('--imagepulljob-workers'),
-      3,
-    )
-    .option(
-      '--imagelistpulljob-workers <n>',
-      'workers of the ImageListPullJob controller',
-      positiveInt('--imagelistpulljob-workers'),
-      3,
-    )
-    .option(
-      '--nodeimage-workers <n>',
-      'workers of the NodeImage controller',
-      positiveInt('--nodeimage-workers'),
-      3,
-    )
-    .option(
-      '--crr-workers <n>',
-      'workers of the ContainerRecreateRequest controller',
-      positiveInt('--crr-workers'),
-      3,
-    )
-    .option(
-      '--cloneset-workers <n>',
-      'workers of the CloneSet controller',
-      positiveInt('--cloneset-workers'),
-      3,
+    .option('--imagepulljob-workers <n>', 'workers of the ImagePullJob controller', positiveInt, 3)
+    .option('--imagelistpulljob-workers <n>', 'workers of the ImageListPullJob controller', positiveInt, 3)
+    .option('--nodeimage-workers <n>', 'workers of the NodeImage controller', positiveInt, 3)
+    .option('--crr-workers <n>', 'workers of the ContainerRecreateRequest controller', positiveInt, 3)
+    .option('--cloneset-workers <n>', 'workers of the CloneSet controller', positiveInt, 3)
+    .addOption(
+      boolOption(
+        '--cloneset-scaling-exclude-preparing-delete',
+        'leave PreparingDelete pods out when CloneSets count pods to scale',
+        false,
+      ),
     )
     .addOption(
-      new Option(
-        '--cloneset-scaling-exclude-preparing-delete [bool]',
-        'leave PreparingDelete pods out when CloneSets count pods to scale',
-      )
-        .default(false)
-        .argParser(bool),
-    )
-    .option(
-      '--expectation-timeout <duration>',
-      'how long a workload waits for its cache to show its own writes before it goes on',
-      durationArgument,
-      5 * 60_000,
-    )
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+      durationOption(
+        '--expectation-timeout <duration>',
+        'how long a workload waits for its cache to show its own writes before it goes on',
+        5 * 60_000,
+      ),
+    );
 }
 
 /** Parses argv into options; throws a CommanderError (exitCode 2) with a clear message on bad input. */
@@ -210,6 +224,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
     renewDeadlineMs: o.leaderElectionRenewDeadline,
     retryPeriodMs: o.leaderElectionRetryPeriod,
     cacheSyncTimeoutMs: o.controllerCacheSyncTimeout,
+    syncPeriodMs: o.syncPeriod,
     featureGates,
     nodeImageCreationDelayMs: o.nodeimageCreationDelay,
     defaultTtlSecondsForAlwaysNodeImage: o.defaultTtlsecondsForAlwaysNodeimage,

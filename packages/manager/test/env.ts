@@ -7,7 +7,6 @@ import { ControlPlane } from '@kruise/control-plane';
 import { kubeTime } from '@kruise/kube-compat';
 import { KubeClient, type KubeObject, Resources, silentLogger } from '@kruise/runtime';
 import { parse } from 'yaml';
-import { eventually as poll } from '../../../test/support/poll.ts';
 import {
   type AppTuning,
   type ManagerApp,
@@ -107,14 +106,4 @@ export async function report(
   });
 }
 
-/**
- * How long a test waits for a condition by default: generous, so that a loaded 2-core CI machine
- * does not miss it (a wait ends as soon as its condition holds; the bound only matters on failure).
- */
-export const WAIT_MS = 20_000;
-
-/** Polls until `check` is truthy (WAIT_MS, every 25 ms). */
-export const eventually = <T>(check: () => T | Promise<T>, timeoutMs = WAIT_MS, intervalMs = 25) =>
-  poll(check, timeoutMs, intervalMs);
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { eventually, sourceOf, WAIT_MS } from '../../../test/support/poll.ts';

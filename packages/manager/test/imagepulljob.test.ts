@@ -2,8 +2,10 @@ import { KruiseResources, type NodeImage } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { atRest, type CacheCheck, reconciledOn } from '../../../test/support/reconciled.ts';
 import type { ManagerApp } from '../src/index.ts';
-import { addNode, eventually, report, sleep, startEnv } from './env.ts';
+import { trimmedNodeImages } from '../src/informers.ts';
+import { addNode, eventually, report, startEnv } from './env.ts';
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -29,6 +31,20 @@ const nodesWith = async (image: string, tag: string) => {
   for (const n of NODES) if (await tagOn(n, image, tag)) out.push(n);
   return out;
 };
+/** What the ImagePullJob controller reads: the jobs and the NodeImages. */
+const caches = (): CacheCheck[] => [
+  {
+    informer: app.manager.informers.informerFor<KubeObject>({ resource: KruiseResources.ImagePullJob }),
+    read: async () => (await client.list(KruiseResources.ImagePullJob, { namespace: 'default' })).items,
+  },
+  {
+    informer: trimmedNodeImages(app.manager),
+    read: async () => (await client.list(KruiseResources.NodeImage)).items,
+  },
+];
+/** Resolves once a reconcile of job `name` that saw the jobs and NodeImages as the API has them now has finished. */
+const reconciled = (name: string) =>
+  reconciledOn(app.controllers.get('imagepulljob')!, `default/${name}`, ...caches());
 const createJob = (name: string, spec: Record<string, unknown>) =>
   client.create(KruiseResources.ImagePullJob, {
     metadata: { name, namespace: 'default' },
@@ -50,14 +66,14 @@ describe('ImagePullJob', () => {
   it('never exceeds parallelism, counting nodes that have not reported as active, and completes', async () => {
     await createJob('par', { image: 'busybox:v1', parallelism: 2 });
     await eventually(async () => (await nodesWith('busybox', 'v1')).length === 2);
-    // The status follows the tagging: wait for it, then hold a while — no third node is tagged.
+    // The status follows the tagging: wait for it, then until the controller saw it — no third node is tagged.
     await eventually(async () => (await getJob('par')).status?.active === 2);
-    await sleep(300);
+    await reconciled('par');
     expect(await nodesWith('busybox', 'v1')).toEqual(['node-a', 'node-b']);
     expect((await getJob('par')).status).toMatchObject({ desired: 4, active: 2, succeeded: 0 });
     await report(client, 'node-a', 'busybox', 'v1', 'Succeeded');
     await eventually(async () => (await nodesWith('busybox', 'v1')).length === 3);
-    await sleep(200);
+    await reconciled('par');
     expect((await nodesWith('busybox', 'v1')).length).toBe(3);
     for (const n of ['node-b', 'node-c']) await report(client, n, 'busybox', 'v1', 'Succeeded');
     await eventually(async () => (await nodesWith('busybox', 'v1')).length === 4);
@@ -195,7 +211,7 @@ describe('ImagePullJob', () => {
     });
     await report(client, 'node-b', 'never', '1', 'Succeeded');
     await eventually(async () => (await getJob('never')).status?.succeeded === 1);
-    await sleep(300);
+    await reconciled('never');
     expect((await getJob('never')).status?.completionTime).toBeUndefined();
     await client.delete(KruiseResources.ImagePullJob, 'default', 'never');
     await eventually(async () => !(await getJob('never').catch(() => undefined)));
@@ -203,17 +219,13 @@ describe('ImagePullJob', () => {
   });
 
   it('wakes only the jobs whose tag changed when a NodeImage status changes', async () => {
-    const before =
-      app.controllers.get('imagepulljob')!.counts.success +
-      app.controllers.get('imagepulljob')!.counts.requeueAfter;
-    const reconciles = () =>
-      app.controllers.get('imagepulljob')!.counts.success +
-      app.controllers.get('imagepulljob')!.counts.requeueAfter -
-      before;
+    const controller = app.controllers.get('imagepulljob')!;
+    const reconciles = () => controller.counts.success + controller.counts.requeueAfter;
+    await atRest(controller, ...caches());
+    const before = reconciles();
     await report(client, 'node-c', 'alpine', '1', 'Pulling');
-    // The one reconcile may come late on a loaded machine; then no other follows.
-    await eventually(() => reconciles() >= 1);
-    await sleep(400);
-    expect(reconciles()).toBe(1);
+    // the controller's cache holds the change (its handler has queued what it queues) and it is idle
+    await atRest(controller, ...caches());
+    expect(reconciles() - before).toBe(1);
   });
 });

@@ -2,8 +2,10 @@ import { KruiseResources, type NodeImage } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
 import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconciledOn } from '../../../test/support/reconciled.ts';
 import type { ManagerApp } from '../src/index.ts';
-import { addNode, eventually, report, sleep, startEnv } from './env.ts';
+import { trimmedNodeImages, trimmedNodes } from '../src/informers.ts';
+import { addNode, eventually, report, startEnv } from './env.ts';
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -157,7 +159,13 @@ describe('NodeImage edge cases', () => {
       metadata: { name: 'fake-1', labels: { 'apps.kruise.io/fake-nodeimage': 'true' } },
       spec: {},
     });
-    await sleep(500);
+    // once the controller has reconciled it, seeing no Node of that name, it is still there
+    await reconciledOn(
+      app.controllers.get('nodeimage')!,
+      'fake-1',
+      { informer: trimmedNodeImages(app.manager), read: async () => [await nodeImage('fake-1')] },
+      { informer: trimmedNodes(app.manager), read: async () => (await client.list(Resources.Node)).items },
+    );
     expect((await nodeImage('fake-1')).metadata?.name).toBe('fake-1');
   });
 
@@ -237,6 +245,5 @@ describe('ImageListPullJob', () => {
     expect(replaced.spec.parallelism).toBe(5);
     await client.delete(KruiseResources.ImageListPullJob, 'default', 'list2');
     await eventually(async () => (await kids()).length === 0);
-    await sleep(10);
   });
 });

@@ -43,6 +43,23 @@ describe('feature gates', () => {
 });
 
 describe('flags', () => {
+  it('takes durations and booleans as Go reads them', () => {
+    const o = parseOptions([
+      '--expectation-timeout=1h30m',
+      '--leader-election-lease-duration=1.5s',
+      '--nodeimage-creation-delay=0',
+      '--enable-leader-election=F',
+      '--cloneset-scaling-exclude-preparing-delete',
+    ]);
+    expect(o).toMatchObject({
+      expectationTimeoutMs: 5_400_000,
+      leaseDurationMs: 1500,
+      nodeImageCreationDelayMs: 0,
+      enableLeaderElection: false,
+      cloneSetScalingExcludePreparingDelete: true,
+    });
+  });
+
   it('has upstream defaults', () => {
     const o = parseOptions([]);
     expect(o).toMatchObject({
@@ -59,12 +76,22 @@ describe('flags', () => {
   });
 
   it.each([
-    [['--bogus'], "unknown option '--bogus'"],
-    [['--imagepulljob-workers=0'], '--imagepulljob-workers must be a positive integer'],
+    [['--bogus'], 'error: unknown flag: --bogus'],
+    [
+      ['--imagepulljob-workers=0'],
+      'invalid argument "0" for "--imagepulljob-workers" flag: must be a positive integer',
+    ],
     [['--default-ttlseconds-for-always-nodeimage=99999999'], 'must be between 0 and 2678400'],
     [['--feature-gates=X=true'], 'unrecognized feature gate: X'],
-    [['--nodeimage-creation-delay=later'], 'invalid duration "later"'],
-    [['--enable-leader-election=maybe'], 'must be true or false'],
+    [
+      ['--nodeimage-creation-delay=later'],
+      'error: invalid argument "later" for "--nodeimage-creation-delay" flag: time: invalid duration "later"',
+    ],
+    [['--expectation-timeout=300000'], 'time: missing unit in duration "300000"'],
+    [
+      ['--enable-leader-election=maybe'],
+      'error: invalid argument "maybe" for "--enable-leader-election" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
+    ],
   ])('refuses %j with exit code 2', (argv, message) => {
     let err: unknown;
     try {

@@ -1,5 +1,4 @@
 export * from './certs/cert-manager.ts';
-export { parseDuration } from './certs/duration.ts';
 export * from './certs/pki.ts';
 export * from './cli/command-line.ts';
 export * from './cli/connect.ts';

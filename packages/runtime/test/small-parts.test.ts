@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ProbeServer } from '../src/http/probe-server.ts';
-import { createLogger, objectKey, parseDuration, parseListenAddress, splitKey } from '../src/index.ts';
+import { createLogger, objectKey, parseListenAddress, splitKey } from '../src/index.ts';
 
 describe('logger', () => {
   it('writes JSON lines with a constant message, lower-case keys and the level as a word', () => {
@@ -47,15 +47,11 @@ describe('small helpers', () => {
     expect(splitKey('node-1')).toEqual({ namespace: '', name: 'node-1' });
   });
 
-  it('parses listen addresses and Go durations', () => {
+  it('parses listen addresses', () => {
     expect(parseListenAddress(':8080')).toEqual({ host: '0.0.0.0', port: 8080 });
     expect(parseListenAddress('127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
     expect(parseListenAddress('0')).toBeUndefined();
     expect(() => parseListenAddress(':http')).toThrow('invalid listen address ":http"');
-    expect(parseDuration('4320h')).toBe(4320 * 3_600_000);
-    expect(parseDuration('1h30m')).toBe(5_400_000);
-    expect(parseDuration('500ms')).toBe(500);
-    expect(() => parseDuration('soon')).toThrow('invalid duration "soon"');
   });
 });
 

@@ -15,10 +15,15 @@ export interface RunRecord {
   /** Where cri-stack.sh runs containerd and the registry for this run (the first) and its extra nodes. */
   runtimeDirs: string[];
   programs: { name: string; pid: number; entry: string }[];
+  /** Set once the run has begun to stop everything it started (Ctrl-C, SIGTERM). */
+  stopping?: boolean;
 }
 
 /** What identifies the stack's own process in /proc/PID/cmdline. */
 export const STACK_ENTRY = 'packages/stack/src/main.ts';
+
+/** What identifies the stack's watchdog in /proc/PID/cmdline. */
+export const WATCHDOG_ENTRY = 'packages/stack/src/watchdog.ts';
 
 const recordFile = (stateDir: string) => join(stateDir, 'run.json');
 
@@ -55,6 +60,21 @@ export function runs(pid: number | undefined, marker: string): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits at most `timeoutMs` for `pid` (recognised by `marker`) to be gone; whether it is. */
+async function gone(pid: number, marker: string, timeoutMs: number): Promise<boolean> {
+  for (let waited = 0; waited < timeoutMs && runs(pid, marker); waited += 100) await sleep(100);
+  return !runs(pid, marker);
+}
+
+/** SIGKILL, unless it has gone already. */
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // it has just exited
+  }
+}
+
 /** SIGTERM, then SIGKILL after `graceMs` if it is still there. */
 async function terminate(pid: number, marker: string, graceMs: number): Promise<void> {
   try {
@@ -62,8 +82,7 @@ async function terminate(pid: number, marker: string, graceMs: number): Promise<
   } catch {
     return;
   }
-  for (let waited = 0; waited < graceMs && runs(pid, marker); waited += 100) await sleep(100);
-  if (runs(pid, marker)) process.kill(pid, 'SIGKILL');
+  if (!(await gone(pid, marker, graceMs))) kill(pid);
 }
 
 /** The runtime daemons cri-stack.sh started under `dir`, with the PIDs it recorded and how to recognise them. */
@@ -97,7 +116,39 @@ export async function cleanUpAfter(record: RunRecord): Promise<string[]> {
       env: { ...process.env, CRI_STACK_DIR: dir },
       stdio: 'ignore',
     });
-    for (const d of daemons) if (runs(d.pid, d.marker)) process.kill(d.pid!, 'SIGKILL');
+    for (const d of daemons) if (runs(d.pid, d.marker)) kill(d.pid!);
   }
   return found;
+}
+
+/** How long a new run waits for an earlier one that is stopping, and for its watchdog's clean-up. */
+const EARLIER_RUN_WAIT_MS = 60_000;
+
+/**
+ * Makes way for a new run in `stateDir`, whatever an earlier run left there, by the PIDs it
+ * recorded: a run still stopping (Ctrl-C, a supervisor's SIGTERM) is waited for; the watchdog of a
+ * run that was killed is waited for while it stops what that run left (both are stopped by PID
+ * should they not be done within a minute); then anything still running is stopped (see
+ * {@link cleanUpAfter}). Only then may the new run clear the directory's logs.
+ * @param say reports, in one line each, what it waited for and what it stopped.
+ * @throws Error when another run is running with `stateDir` (not stopping).
+ */
+export async function settleEarlierRun(stateDir: string, say: (line: string) => void): Promise<void> {
+  const earlier = readRunRecord(stateDir);
+  if (!earlier || earlier.pid === process.pid) return;
+  if (runs(earlier.pid, STACK_ENTRY)) {
+    if (!earlier.stopping)
+      throw new Error(`another pnpm start (pid ${earlier.pid}) is running with ${stateDir}: stop it first`);
+    say(`waiting for an earlier run (pid ${earlier.pid}) to stop`);
+    if (!(await gone(earlier.pid, STACK_ENTRY, EARLIER_RUN_WAIT_MS))) kill(earlier.pid);
+  }
+  const watchdog = earlier.watchdog;
+  if (watchdog && runs(watchdog, WATCHDOG_ENTRY)) {
+    say(
+      `waiting for the watchdog (pid ${watchdog}) of an earlier, killed run (pid ${earlier.pid}) to stop what it left`,
+    );
+    if (!(await gone(watchdog, WATCHDOG_ENTRY, EARLIER_RUN_WAIT_MS))) kill(watchdog);
+  }
+  const left = await cleanUpAfter(earlier);
+  if (left.length) say(`stopped what an earlier, killed run (pid ${earlier.pid}) left: ${left.join(', ')}`);
 }

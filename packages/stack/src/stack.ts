@@ -8,12 +8,10 @@ import { runExamples } from './examples.ts';
 import { parseStackFlags } from './flags.ts';
 import { freePort } from './free-port.ts';
 import {
-  cleanUpAfter,
   type RunRecord,
-  readRunRecord,
   removeRunRecord,
-  runs,
-  STACK_ENTRY,
+  settleEarlierRun,
+  WATCHDOG_ENTRY,
   writeRunRecord,
 } from './leftovers.ts';
 import { type NodeRuntime, nodeNameOf, startNodeRuntime, ZONE_LABEL, zoneOf } from './node-runtimes.ts';
@@ -41,27 +39,24 @@ const flags = parseStackFlags(process.argv.slice(2));
 const say = (line: string) => console.log(`[kruise] ${line}`);
 const { stateDir, nodeName: node, nodes: nodeCount } = flags;
 const kubeconfig = join(stateDir, 'kubeconfig');
-mkdirSync(stateDir, { recursive: true });
-
-// A run that is still going owns this state directory; one that was killed left its record.
-const earlier = readRunRecord(stateDir);
-if (earlier && earlier.pid !== process.pid && runs(earlier.pid, STACK_ENTRY)) {
-  say(`another pnpm start (pid ${earlier.pid}) is running with ${stateDir}: stop it first`);
+// A run that is still going owns this state directory; what an earlier run left (a run still
+// stopping, the watchdog of a killed one cleaning up after it, its programs) is waited for or
+// stopped by PID before its logs are cleared. Whatever fails here is said in one line.
+try {
+  mkdirSync(stateDir, { recursive: true });
+  await settleEarlierRun(stateDir, say);
+  rmSync(join(stateDir, 'logs'), { recursive: true, force: true, maxRetries: 5 });
+  writeProgramLogsTo(join(stateDir, 'logs'));
+} catch (err) {
+  say(`could not start: ${(err as Error).message}`);
   process.exit(1);
 }
-if (earlier) {
-  const left = await cleanUpAfter(earlier);
-  if (left.length) say(`stopped what an earlier, killed run (pid ${earlier.pid}) left: ${left.join(', ')}`);
-}
-rmSync(join(stateDir, 'logs'), { recursive: true, force: true });
-writeProgramLogsTo(join(stateDir, 'logs'));
 const record: RunRecord = { pid: process.pid, runtimeDirs: [], programs: [] };
 writeRunRecord(stateDir, record);
-const watchdog = spawn(
-  process.execPath,
-  ['--conditions=source', join(repoRoot, 'packages/stack/src/watchdog.ts'), stateDir],
-  { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
-);
+const watchdog = spawn(process.execPath, ['--conditions=source', join(repoRoot, WATCHDOG_ENTRY), stateDir], {
+  detached: true,
+  stdio: ['pipe', 'ignore', 'ignore'],
+});
 watchdog.unref();
 (watchdog.stdin as unknown as { unref(): void }).unref();
 record.watchdog = watchdog.pid;
@@ -110,6 +105,9 @@ const stop = async (code = 0) => {
   stopping = true;
   abort.abort();
   say('stopping');
+  // the next start waits for this run to finish stopping instead of refusing to start
+  record.stopping = true;
+  writeRunRecord(stateDir, record);
   for (const p of [...programs].reverse()) await p.stop();
   try {
     for (const r of nodeRuntimes) r.down();

@@ -1,4 +1,3 @@
-import { parseDuration } from '@kruise/runtime/certs/duration';
 import type { CommandContext } from '../command.ts';
 import { CRR_DEFAULTS } from '../crr/defaults.ts';
 import { UsageError } from '../errors.ts';
@@ -45,8 +44,7 @@ export const IN_PLACE_RESTART_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'timeout',
-    type: 'string',
-    default: '0s',
+    type: 'duration',
     usage: 'With --in-place: give up after this long (e.g. 10m); zero means never.',
   },
 ];
@@ -57,23 +55,12 @@ export function refuseInPlaceFlags(ctx: CommandContext): void {
   if (given.length) throw new UsageError(`--${given[0]} can only be used with --in-place`);
 }
 
-/** kubectl's duration flag: a Go duration, `0` allowed. */
-function timeoutOf(ctx: CommandContext): number {
-  const text = String(ctx.flags.timeout ?? '0s');
-  if (text === '0') return 0;
-  try {
-    return parseDuration(text);
-  } catch {
-    throw new UsageError(`invalid argument "${text}" for "--timeout" flag: time: invalid duration "${text}"`);
-  }
-}
-
 /**
  * `kubectl kruise rollout restart --in-place TYPE/NAME`: the pods' containers restart in place,
  * batch by batch, with a progress line per pod; exits non-zero when a request fails.
  */
 export async function runInPlaceRestart(ctx: CommandContext): Promise<void> {
-  const timeoutMs = timeoutOf(ctx);
+  const timeoutMs = Number(ctx.flags.timeout);
   const targets = await resolveTargets(ctx, ctx.args, RESOURCE_REQUIRED);
   for (const t of targets) {
     const kind = RESTARTABLE_KINDS[t.kind.kind];

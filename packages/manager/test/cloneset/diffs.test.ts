@@ -67,7 +67,7 @@ const diffs = (cs: CloneSet, pods: Pod[], extra: { rollback?: boolean; current?:
     now: NOW,
   });
 
-describe('calculateDiffs: the worked vectors of the reference (§3.8)', () => {
+describe('calculateDiffs: worked examples of upstream CloneSet (R replicas, P partition, U maxUnavailable, S maxSurge)', () => {
   it('R5 P3 U1 S0: 5 old ready → update 2 with updateMaxUnavailable 1; after 1 updated → 1; after 2 → nothing', () => {
     const cs = cloneSet(5, 3, 1, 0);
     expect(

@@ -3,7 +3,9 @@ import { kubeletContainerHash } from '@kruise/kube-compat';
 import { type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { atRest } from '../../../../test/support/reconciled.ts';
 import { ignorePodUpdateEvent } from '../../src/controllers/cloneset/pod-event-filter.ts';
+import { trimmedPods } from '../../src/informers.ts';
 import type { InPlaceUpdateOptions } from '../../src/workload/inplaceupdate/control.ts';
 import {
   available,
@@ -13,7 +15,6 @@ import {
   image,
   podsOf,
   setImage,
-  sleep,
   statusWhen,
   useCloneSetEnv,
 } from './harness.ts';
@@ -78,15 +79,12 @@ describe('CloneSetEventHandlerOptimization: which pod updates are left out (upst
 /** Reconciles of one CloneSet so far. */
 const count = (env: CloneSetEnv, name: string) => env.reconciles.get(`default/${name}`) ?? 0;
 
-/** Waits until no CloneSet reconciles for a second. */
-async function settle(env: CloneSetEnv): Promise<void> {
-  const total = () => [...env.reconciles.values()].reduce((a, b) => a + b, 0);
-  let last = -1;
-  while (last !== total()) {
-    last = total();
-    await sleep(1000);
-  }
-}
+/** Waits until the CloneSet controller is at rest on the pods of `owner` and `marker`. */
+const settle = (env: CloneSetEnv) =>
+  atRest(env.app.controllers.get('cloneset')!, {
+    informer: trimmedPods(env.app.manager),
+    read: async () => [...(await podsOf(env.client, 'owner')), ...(await podsOf(env.client, 'marker'))],
+  });
 
 /**
  * Reconciles of `name` caused by `change` to its first pod. A Ready flip of a pod of `marker`

@@ -2,11 +2,13 @@ import { type CloneSet, KruiseResources } from '@kruise/api';
 
 import type { ControlPlane } from '@kruise/control-plane';
 import { kubeTime } from '@kruise/kube-compat';
-import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { isConflict, isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll } from 'vitest';
+import { reconciledOn } from '../../../../test/support/reconciled.ts';
 import type { ManagerApp } from '../../src/index.ts';
-import { addNode, eventually, startEnv, WAIT_MS } from '../env.ts';
+import { trimmedPods } from '../../src/informers.ts';
+import { addNode, eventually, sourceOf, startEnv, WAIT_MS } from '../env.ts';
 
 export { eventually };
 
@@ -97,7 +99,9 @@ export async function runPod(client: KubeClient, pod: Pod, node = 'n1'): Promise
       .request('POST', `/api/v1/namespaces/${ns}/pods/${name}/binding`, {
         body: { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } },
       })
-      .catch(() => undefined); // bound by the scheduler meanwhile
+      .catch((err) => {
+        if (!isConflict(err)) throw err; // else bound by the scheduler meanwhile
+      });
   const fresh = (await client.get(Resources.Pod, ns, name)) as unknown as Pod;
   const now = kubeTime();
   const gates = fresh.spec?.readinessGates ?? [];
@@ -127,22 +131,32 @@ export async function runPod(client: KubeClient, pod: Pod, node = 'n1'): Promise
   });
 }
 
-/** Runs every pod of the CloneSet until `check` holds. */
+/**
+ * Runs every pod of the CloneSet until `check` holds. A pod deleted meanwhile (the controller
+ * replaces pods) is skipped; any other failure to run a pod fails the wait at once, naming the pod.
+ */
 export async function runUntil<T>(
   client: KubeClient,
   name: string,
   check: (pods: Pod[]) => T | Promise<T>,
   timeoutMs = WAIT_MS,
 ): Promise<NonNullable<T>> {
-  return eventually(
+  let failure: Error | undefined;
+  const result = await eventually(
     async () => {
       const pods = await podsOf(client, name);
-      for (const p of pods) if (!isRunningReady(p)) await runPod(client, p).catch(() => {});
-      return check(await podsOf(client, name));
+      for (const p of pods)
+        if (!failure && !isRunningReady(p))
+          await runPod(client, p).catch((err: Error) => {
+            if (!isNotFound(err))
+              failure = new Error(`running pod ${p.metadata?.name} failed: ${err.message}`, { cause: err });
+          });
+      return failure ?? check(await podsOf(client, name));
     },
-    timeoutMs,
-    100,
+    { timeoutMs, intervalMs: 100, what: `the pods of CloneSet ${name} to pass ${sourceOf(check)}` },
   );
+  if (failure) throw failure;
+  return result as NonNullable<T>;
 }
 
 const isRunningReady = (p: Pod) =>
@@ -198,5 +212,24 @@ export const eventsOf = async (client: KubeClient, name: string) =>
     .filter((e) => e.involvedObject?.name === name)
     .map((e) => `${e.type} ${e.reason} ${e.message}`);
 
-/** Resolves after `ms`. */
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Resolves once a reconcile of the CloneSet that saw it and its pods as the API has them now has
+ * finished: the manager's caches hold them, then a reconcile queued after that is done. What that
+ * reconcile did (or chose not to do) is in the API by then — the marker an absence check waits for.
+ */
+export function reconciled(env: CloneSetEnv, name: string): Promise<void> {
+  const { manager } = env.app;
+  return reconciledOn(
+    env.app.controllers.get('cloneset')!,
+    `default/${name}`,
+    {
+      informer: manager.informers.informerFor<KubeObject>({ resource: KruiseResources.CloneSet }),
+      read: async () => [await getCloneSet(env.client, name)],
+    },
+    {
+      informer: trimmedPods(manager),
+      read: async () =>
+        (await env.client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })).items,
+    },
+  );
+}

@@ -7,16 +7,16 @@ import {
   eventually,
   image,
   podsOf,
+  reconciled,
   runUntil,
   setImage,
-  sleep,
   statusWhen,
   useCloneSetEnv,
 } from './harness.ts';
 
 let client: KubeClient;
-useCloneSetEnv([], (env) => {
-  client = env.client;
+const env = useCloneSetEnv([], (started) => {
+  client = started.client;
 });
 
 const state = (p: Pod) => p.metadata?.labels?.['lifecycle.apps.kruise.io/state'];
@@ -54,8 +54,8 @@ describe('CloneSet lifecycle hooks', () => {
       '[{"userAgent":"Lifecycle","key":"preDeleteHook"}]',
     );
     expect(condition(held, 'Ready')?.status).toBe('False');
-    // the PreparingDelete pod still counts toward replicas: no replacement yet
-    await sleep(500);
+    // the PreparingDelete pod still counts toward replicas: once the controller saw it, no replacement
+    await reconciled(env, 'predelete');
     expect(await podsOf(client, 'predelete')).toHaveLength(2);
     expect(state(await podNamed(name))).toBe('PreparingDelete');
     // unless the CloneSet asks to leave PreparingDelete pods out of scaling
@@ -92,7 +92,8 @@ describe('CloneSet lifecycle hooks', () => {
     const name = pod!.metadata!.name!;
     await setImage(client, 'inplacehook', 'busybox:v2');
     await eventually(async () => state(await podNamed(name)) === 'PreparingUpdate');
-    await sleep(500);
+    // the controller saw the pod PreparingUpdate with the hook on it: no update
+    await reconciled(env, 'inplacehook');
     expect(image(await podNamed(name))).toBe('busybox:v1');
     await labelPod(pod!, { 'example.io/unready-blocker': null });
     const updated = await runUntil(client, 'inplacehook', async () => {
@@ -114,8 +115,11 @@ describe('CloneSet lifecycle hooks', () => {
         lifecycle: { preNormal: { labelsHandler: { 'example.io/registered': 'true' } } },
       }),
     );
-    const [pod] = await runUntil(client, 'prenormal', (pods) => (pods.length === 1 ? pods : undefined));
-    await sleep(500);
+    const [pod] = await runUntil(client, 'prenormal', (pods) =>
+      pods.length === 1 && pods[0]!.status?.phase === 'Running' ? pods : undefined,
+    );
+    // the controller saw the pod running without the hook label: it stays PreparingNormal
+    await reconciled(env, 'prenormal');
     expect(state(await podNamed(pod!.metadata!.name!))).toBe('PreparingNormal');
     // Its status counts the running pod, not as available (the status may be written late).
     const counted = await statusWhen(client, 'prenormal', (s) => s.replicas === 1);

@@ -9,9 +9,9 @@ import {
   getCloneSet,
   image,
   podsOf,
+  reconciled,
   runPod,
   setImage,
-  sleep,
   statusWhen,
   useCloneSetEnv,
 } from './harness.ts';
@@ -34,10 +34,13 @@ describe('CloneSet update strategy', () => {
     await ready('pace', 4);
     await setImage(client, 'pace', 'busybox:v2');
     await eventually(async () => (await podsOf(client, 'pace')).some((p) => image(p) === 'busybox:v2'));
-    await sleep(800);
+    // the controller has seen the new pod, not ready: it touches no other pod
+    await reconciled(env, 'pace');
     const pods = await podsOf(client, 'pace');
     expect(pods.filter((p) => image(p) === 'busybox:v2')).toHaveLength(1);
     expect(pods.filter((p) => image(p) === 'busybox:v1')).toHaveLength(3);
+    // nor marked for replacement (ReCreate marks a pod specified-delete, then deletes it)
+    expect(pods.filter((p) => p.metadata?.labels?.['apps.kruise.io/specified-delete'])).toEqual([]);
     const done = await statusWhen(
       client,
       'pace',
@@ -61,7 +64,8 @@ describe('CloneSet update strategy', () => {
       'paused',
       (st, pods) => pods.length === 3 && st.availableReplicas === 3,
     );
-    await sleep(500);
+    // the controller has seen the three pods available, the template changed and paused
+    await reconciled(env, 'paused');
     const pods = await podsOf(client, 'paused');
     expect(pods.map(image).sort()).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v2']);
     expect(s.updatedReplicas).toBe(1);
@@ -83,7 +87,8 @@ describe('CloneSet update strategy', () => {
       return p.length === 3 ? p : undefined;
     });
     expect(pods.map(image).sort()).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v2']);
-    await sleep(500);
+    // the controller has seen the surge pod, not ready: no old pod goes yet
+    await reconciled(env, 'surge');
     expect((await podsOf(client, 'surge')).filter((p) => image(p) === 'busybox:v1')).toHaveLength(2);
     await statusWhen(client, 'surge', (st, p) => st.updatedAvailableReplicas === 2 && p.length === 2);
   });
@@ -202,7 +207,7 @@ describe('CloneSet scale strategy', () => {
     await eventually(async () => (await podsOf(client, 'slow')).length === 1);
     // the event is written a moment after the reconcile that held the scale-up: wait for it
     await eventually(async () => (await eventsOf(client, 'slow')).includes(limited));
-    await sleep(500);
+    await reconciled(env, 'slow');
     const pods = await podsOf(client, 'slow');
     expect(pods).toHaveLength(1);
     expect(await eventsOf(client, 'slow')).toContain(limited);
@@ -243,17 +248,19 @@ describe('CloneSet scale strategy', () => {
         .map((e) => /^Normal SuccessfulCreate succeed to create pod (.+)$/.exec(e)?.[1])
         .find(Boolean),
     );
+    const created = (await client.get(Resources.Pod, 'default', first)).metadata!.creationTimestamp!;
     // … and the pod is gone before the watch is back: its creation is never observed
     await client.delete(Resources.Pod, 'default', first, { gracePeriodSeconds: 0 });
     env.cp.faults.compactHistory(); // the watch cannot resume: the informer relists without it
     env.cp.faults.clear();
-    await sleep(700);
-    expect(await podsOf(client, 'lost')).toHaveLength(0);
     const [second] = await eventually(async () => {
       const p = await podsOf(client, 'lost');
       return p.length ? p : undefined;
     });
     expect(second!.metadata!.name).not.toBe(first);
+    // the replacement waited for the expectation to time out (4 s; timestamps in whole seconds)
+    const waited = Date.parse(second!.metadata!.creationTimestamp!) - Date.parse(created);
+    expect(waited).toBeGreaterThanOrEqual(3000);
     await ready('lost', 1);
   });
 

@@ -10,9 +10,9 @@ import {
   getCloneSet,
   image,
   podsOf,
+  reconciled,
   runUntil,
   setImage,
-  sleep,
   statusWhen,
   useCloneSetEnv,
 } from './harness.ts';
@@ -41,15 +41,20 @@ const label = async (pod: Pod, labels: Record<string, string>) => {
   );
 };
 const updated = async (name: string) => (await podsOf(client, name)).filter((p) => image(p) === 'busybox:v2');
-/** Waits until `count` pods run v2 (while the test plays kubelet), then a moment more: no other pod follows. */
+/**
+ * Waits until `count` pods run v2 and every pod is Ready (while the test plays kubelet), then until
+ * the controller has seen that: no other pod follows.
+ */
 const settledAt = async (name: string, count: number) => {
   await runUntil(
     client,
     name,
-    (pods) => pods.filter((p) => image(p) === 'busybox:v2').length >= count,
+    (pods) =>
+      pods.filter((p) => image(p) === 'busybox:v2').length >= count &&
+      pods.every((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
     WAIT_MS,
   );
-  await sleep(600);
+  await reconciled(env, name);
   const pods = await updated(name);
   expect(pods).toHaveLength(count);
   return pods;
@@ -145,7 +150,8 @@ describe('CloneSet update types', () => {
       status: 'True',
       message: `find Pod ${before!.metadata!.name} update strategy is InPlaceOnly but can not update in-place`,
     });
-    await sleep(1000);
+    // the controller has seen the condition it wrote: still no pod recreated
+    await reconciled(env, 'strict');
     const [after] = await podsOf(client, 'strict');
     expect(after!.metadata!.uid).toBe(before!.metadata!.uid);
     expect(after!.spec!.containers[0]!.env).toBeUndefined();

@@ -1,3 +1,4 @@
+import { parseGoDurationMs } from '@kruise/kube-compat/go-duration';
 import type {
   MutatingWebhookConfiguration,
   ValidatingWebhookConfiguration,
@@ -7,7 +8,6 @@ import type { KubeClient } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import { Resources } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
-import { parseDuration } from './duration.ts';
 import { certificatesUsable, createWebhookCertificates, type WebhookCertificates } from './pki.ts';
 
 const DAY = 24 * 3_600_000;
@@ -56,7 +56,7 @@ export class CertManager {
       validatingConfigurations: [],
       caValidityMs: 10 * 365 * DAY,
       certValidityMs: 10 * 365 * DAY,
-      renewBeforeMs: renewEnv ? parseDuration(renewEnv) : 180 * DAY,
+      renewBeforeMs: renewEnv ? parseGoDurationMs(renewEnv) : 180 * DAY,
       resyncMs: 60_000,
       ...options,
     };

@@ -45,6 +45,8 @@ export interface ManagerOptions {
    * CacheSyncTimeout; default 2 min).
    */
   cacheSyncTimeoutMs?: number;
+  /** How often every informer re-delivers its cached objects as updates (controller-runtime's SyncPeriod); none when 0 or absent. */
+  syncPeriodMs?: number;
   /**
    * Called once this replica has lost its Lease, after its controllers were aborted. The default ends
    * the process with exit code 1, as a controller-runtime manager does, so that its supervisor
@@ -93,7 +95,10 @@ export class Manager {
     this.client = options.client;
     this.log = options.logger ?? silentLogger;
     this.metrics = options.metrics ?? new Metrics();
-    this.informers = new InformerFactory(options.client, { logger: this.log });
+    this.informers = new InformerFactory(options.client, {
+      logger: this.log,
+      ...(options.syncPeriodMs ? { resyncPeriodMs: options.syncPeriodMs } : {}),
+    });
     this.probes.addHealthzCheck('ping', () => undefined);
     this.probes.addReadyzCheck('informers', () => {
       if (!this.informers.hasSynced()) throw new Error('caches not synced');

@@ -115,7 +115,10 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   return builder
     .watches(cloneSets, {
       add: (cs) => ({ namespace: cs.metadata?.namespace ?? '', name: cs.metadata?.name ?? '' }),
+      // A periodic resync (`--sync-period`) redelivers the same object: reconcile it, as upstream does
+      // on every CloneSet event; a write of its own status alone does not queue it again.
       update: (o, cs) =>
+        o.metadata?.resourceVersion === cs.metadata?.resourceVersion ||
         o.metadata?.generation !== cs.metadata?.generation ||
         o.metadata?.deletionTimestamp !== cs.metadata?.deletionTimestamp ||
         changed(o.metadata?.labels, cs.metadata?.labels) ||
