@@ -70,22 +70,46 @@ export function figure(
   return fig;
 }
 
+/** How side-by-side rounds are run. */
+export interface SideBySideOptions {
+  /**
+   * Rounds run first and not counted (each entry once, in order), so that no counted round pays
+   * for a first time: JIT compilation, connection pools, caches, the runtime's first use.
+   */
+  warmup?: number;
+  /** Runs before each entry of each round (warm-up included), e.g. a wait for a quiet machine. */
+  before?: () => Promise<unknown>;
+}
+
 /**
  * Runs side-by-side measurements for `rounds` rounds (at least 3), alternating their order each
  * round — A B, B A, A B … — so neither always runs first (on a warmer cache, a quieter machine).
- * Each entry is called with the round number and returns that round's sample. Prints the order.
+ * Each entry is called with the round number and returns that round's sample; warm-up rounds get
+ * negative round numbers. Prints the order.
  */
 export async function sideBySide<K extends string>(
   rounds: number,
   entries: Record<K, (round: number) => Promise<number>>,
+  options: SideBySideOptions = {},
 ): Promise<Record<K, number[]>> {
   if (rounds < 3) throw new Error(`side-by-side figures need at least 3 rounds, not ${rounds}`);
   const names = Object.keys(entries) as K[];
   const out = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<K, number[]>;
+  const warmup = options.warmup ?? 0;
+  for (let round = -warmup; round < 0; round++)
+    for (const name of names) {
+      await options.before?.();
+      await entries[name](round);
+    }
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? names : [...names].reverse();
-    for (const name of order) out[name].push(await entries[name](round));
+    for (const name of order) {
+      await options.before?.();
+      out[name].push(await entries[name](round));
+    }
   }
-  print(`  (${rounds} rounds, order alternating: ${names.join(' ')} / ${[...names].reverse().join(' ')})`);
+  print(
+    `  (${rounds} rounds${warmup ? ` after ${warmup} warm-up round${warmup > 1 ? 's' : ''} not counted` : ''}, order alternating: ${names.join(' ')} / ${[...names].reverse().join(' ')})`,
+  );
   return out;
 }

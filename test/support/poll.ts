@@ -52,9 +52,7 @@ export const sourceOf = (fn: (...args: never[]) => unknown): string =>
  * `eventually` with the defaults of the tests on the containerd stack (pods, processes, the
  * runtime): 30 s, every 100 ms.
  */
-export const until = <T>(check: () => T | Promise<T>, wait: number | Wait = {}): Promise<NonNullable<T>> =>
-  eventually(check, {
-    timeoutMs: 30_000,
-    intervalMs: 100,
-    ...(typeof wait === 'number' ? { timeoutMs: wait } : wait),
-  });
+export function until<T>(check: () => T | Promise<T>, wait: number | Wait = {}): Promise<NonNullable<T>> {
+  const w: Wait = typeof wait === 'number' ? { timeoutMs: wait } : wait;
+  return eventually(check, { ...w, timeoutMs: w.timeoutMs ?? 30_000, intervalMs: w.intervalMs ?? 100 });
+}

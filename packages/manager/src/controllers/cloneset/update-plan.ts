@@ -51,7 +51,7 @@ export function limitUpdates(
   let unavailable = 0;
   let targetUnavailable = 0;
   for (const p of all) {
-    if (available(p) || hasRevision(p.metadata?.labels, targetRevision)) continue;
+    if (available(p)) continue;
     unavailable++;
     if (hasRevision(p.metadata?.labels, targetRevision)) targetUnavailable++;
   }
