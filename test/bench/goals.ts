@@ -130,12 +130,12 @@ export const GOALS = {
     of: 'every',
   },
   'daemon.pull-ratio': {
-    what: 'cold pull through kruise-daemon / direct CRI PullImage',
+    what: 'cold pull through kruise-daemon / direct CRI PullImage (medians of 15 rounds each)',
     unit: 'x',
     atMost: 1.02,
   },
   'daemon.rss': {
-    what: 'kruise-daemon RSS (built JS) after 50 pulls with 100 pods on the node',
+    what: 'kruise-daemon RSS (built JS) after 50 pulls with 100 pods on the node, at rest',
     unit: 'MB',
     atMost: 80,
   },

@@ -1,12 +1,8 @@
 import { type FeatureGates, parseFeatureGates } from '@kruise/api/feature-gates';
-import {
-  durationOption,
-  listenAddressArgument,
-  parseCommandLine,
-  programCommand,
-} from '@kruise/runtime/cli/command-line';
-import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
-import { CommanderError, InvalidArgumentError } from 'commander';
+import { featureGatesValue } from '@kruise/runtime/cli/feature-gates';
+import { FlagSet } from '@kruise/runtime/cli/flag-set';
+import { durationValue, intValue, listenAddressValue, stringValue } from '@kruise/runtime/cli/flag-values';
+import { UsageError } from '@kruise/runtime/cli/usage-error';
 
 /** Everything kruise-daemon is started with. */
 export interface DaemonOptions {
@@ -24,13 +20,6 @@ export interface DaemonOptions {
   featureGates: FeatureGates;
 }
 
-/** An int flag as pflag's `IntVar` reads it (decimal; strconv.ParseInt's words when not). */
-const int = (v: string) => {
-  if (!/^[+-]?\d+$/.test(v))
-    throw new InvalidArgumentError(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
-};
-
 /** What kruise-daemon runs, for `--help`. */
 const DESCRIPTION = `OpenKruise's kruise-daemon: Kruise's agent on a node, over its CRI runtime.
   image puller: pulls the images NodeImages ask for and reports their progress
@@ -40,51 +29,52 @@ const DESCRIPTION = `OpenKruise's kruise-daemon: Kruise's agent on a node, over 
     and restarts those whose env from metadata changed
     (gate InPlaceUpdateEnvFromMetadata)`;
 
-/** Parses argv; throws a CommanderError with exit code 2 and a clear message on bad input. */
+/** Parses argv; throws a UsageError (exit code 2, pflag's words) on bad input, one with exit code 0 for `--help`. */
 export function parseDaemonOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): DaemonOptions {
-  const cmd = programCommand('kruise-daemon', DESCRIPTION)
-    .option('--node-name <name>', 'this node (env NODE_NAME)', env.NODE_NAME)
-    .option('--kubeconfig <file>', 'kubeconfig file; without it, the in-cluster configuration')
-    .option(
-      '--runtime-endpoint <endpoint>',
+  const o = new FlagSet('kruise-daemon', DESCRIPTION)
+    .flag('node-name', stringValue, env.NODE_NAME ?? '', 'this node (env NODE_NAME)')
+    .flag('kubeconfig', stringValue, '', 'kubeconfig file; without it, the in-cluster configuration')
+    .flag(
+      'runtime-endpoint',
+      stringValue,
+      '',
       'CRI socket, e.g. unix:///run/containerd/containerd.sock (found under --host-run-dir when not given)',
     )
-    .option(
-      '--docker-endpoint <endpoint>',
+    .flag(
+      'docker-endpoint',
+      stringValue,
+      '',
       'pull through the Docker Engine API at this socket (unix:///var/run/docker.sock) for per-layer progress',
     )
-    .option('--host-run-dir <dir>', "where the host's /var/run is mounted", '/hostvarrun')
-    .option('--addr <addr>', 'address of /healthz and /metrics', listenAddressArgument, ':10221')
-    .option('--max-workers-for-pull-image <n>', 'pulls at once on this node (-1: unlimited)', int, -1)
-    .option('--max-workers-per-registry <n>', 'pulls at once from one registry (0: unlimited)', int, 0)
-    .addOption(
-      durationOption(
-        '--status-update-interval <duration>',
-        'at most one NodeImage status write per this interval',
-        2000,
-      ),
+    .flag('host-run-dir', stringValue, '/hostvarrun', "where the host's /var/run is mounted")
+    .flag('addr', listenAddressValue, ':10221', 'address of /healthz and /metrics')
+    .flag('max-workers-for-pull-image', intValue, -1, 'pulls at once on this node (-1: unlimited)')
+    .flag('max-workers-per-registry', intValue, 0, 'pulls at once from one registry (0: unlimited)')
+    .flag(
+      'status-update-interval',
+      durationValue,
+      2000,
+      'at most one NodeImage status write per this interval',
     )
-    .option(
-      '--feature-gates <gates>',
-      "comma-separated Gate=bool pairs of Kruise's gates (bool as Go reads it: true, false, 1, 0, t, F, …)",
+    .flag(
+      'feature-gates',
+      featureGatesValue(parseFeatureGates),
       '',
-    );
-  parseCommandLine(cmd, argv);
-  const o = cmd.opts();
-  if (!o.nodeName)
-    throw new CommanderError(2, 'kruise.nodeName', 'error: --node-name (or env NODE_NAME) is required');
-  const featureGates = featureGatesFlag(o.featureGates, parseFeatureGates);
+      "comma-separated Gate=bool pairs of Kruise's gates (bool as Go reads it: true, false, 1, 0, t, F, …)",
+    )
+    .parse(argv);
+  if (!o['node-name']) throw new UsageError(2, '--node-name (or env NODE_NAME) is required');
   return {
-    nodeName: o.nodeName,
-    kubeconfig: o.kubeconfig,
-    runtimeEndpoint: o.runtimeEndpoint,
-    dockerEndpoint: o.dockerEndpoint,
-    hostRunDir: o.hostRunDir,
+    nodeName: o['node-name'],
+    kubeconfig: o.kubeconfig || undefined,
+    runtimeEndpoint: o['runtime-endpoint'] || undefined,
+    dockerEndpoint: o['docker-endpoint'] || undefined,
+    hostRunDir: o['host-run-dir'],
     addr: o.addr,
-    maxWorkersForPullImage: o.maxWorkersForPullImage,
-    maxWorkersPerRegistry: o.maxWorkersPerRegistry,
-    statusUpdateIntervalMs: o.statusUpdateInterval,
+    maxWorkersForPullImage: o['max-workers-for-pull-image'],
+    maxWorkersPerRegistry: o['max-workers-per-registry'],
+    statusUpdateIntervalMs: o['status-update-interval'],
     configNamespace: env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
-    featureGates,
+    featureGates: parseFeatureGates(o['feature-gates']),
   };
 }

@@ -1,4 +1,4 @@
-import { CommanderError } from 'commander';
+import { UsageError } from '@kruise/runtime/cli/usage-error';
 import { describe, expect, it } from 'vitest';
 import { parseDaemonOptions } from '../src/options.ts';
 
@@ -34,10 +34,10 @@ describe('kruise-daemon --feature-gates', () => {
       } catch (err) {
         error = err;
       }
-      expect(error).toBeInstanceOf(CommanderError);
+      expect(error).toBeInstanceOf(UsageError);
       expect(error).toMatchObject({
         exitCode: 2,
-        message: `error: invalid argument "${flag.slice('--feature-gates='.length)}" for "--feature-gates" flag: ${message}`,
+        message: `invalid argument "${flag.slice('--feature-gates='.length)}" for "--feature-gates" flag: ${message}`,
       });
     }
   });

@@ -1,14 +1,15 @@
 import { type FeatureGates, parseFeatureGates } from '@kruise/api';
 import {
-  boolOption,
-  durationOption,
-  featureGatesFlag,
-  listenAddressArgument,
-  parseCommandLine,
-  portArgument,
-  programCommand,
+  boolValue,
+  durationValue,
+  FlagSet,
+  type FlagValue,
+  featureGatesValue,
+  listenAddressValue,
+  portValue,
+  stringValue,
+  wholeNumberValue,
 } from '@kruise/runtime';
-import { type Command, InvalidArgumentError } from 'commander';
 
 /** Everything kruise-manager is started with. */
 export interface ManagerOptions {
@@ -47,10 +48,7 @@ export interface ManagerOptions {
   daemonConfigNamespace: string;
 }
 
-const positiveInt = (v: string) => {
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('must be a positive integer');
-  return Number(v);
-};
+const positiveInt = wholeNumberValue(1, Number.POSITIVE_INFINITY, 'must be a positive integer');
 
 /** client-go's answer for each lock type it no longer has (resourcelock.New); only `leases` is taken. */
 const REMOVED_LOCKS: Record<string, string> = {
@@ -60,13 +58,13 @@ const REMOVED_LOCKS: Record<string, string> = {
   configmapsleases: 'configmapsleases lock is removed, migrated to leases',
 };
 
-const resourceLock = (v: string) => {
-  if (v === 'leases') return v;
-  if (v === 'coordinatedLeases')
-    throw new InvalidArgumentError('coordinatedLeases is not supported here: use leases');
-  throw new InvalidArgumentError(
-    Object.hasOwn(REMOVED_LOCKS, v) ? REMOVED_LOCKS[v]! : `Invalid lock-type ${v}`,
-  );
+const resourceLock: FlagValue<string> = {
+  type: 'string',
+  parse: (v) => {
+    if (v === 'leases') return v;
+    if (v === 'coordinatedLeases') throw new Error('coordinatedLeases is not supported here: use leases');
+    throw new Error(Object.hasOwn(REMOVED_LOCKS, v) ? REMOVED_LOCKS[v]! : `Invalid lock-type ${v}`);
+  },
 };
 
 /** What kruise-manager runs, for `--help`. */
@@ -79,162 +77,151 @@ Webhooks:
   NodeImage, ImagePullJob, ImageListPullJob, ContainerRecreateRequest, CloneSet,
   pods (gate PodWebhook)`;
 
-/** The command-line interface; `parse` throws a CommanderError (exit code 2) for bad input. */
-export function buildCommand(): Command {
-  return programCommand('kruise-manager', DESCRIPTION)
-    .option('--kubeconfig <file>', 'kubeconfig file; without it, the in-cluster configuration')
-    .option(
-      '--metrics-addr <addr>',
-      'address the metrics endpoint binds to (0 disables it)',
-      listenAddressArgument,
+/** kruise-manager's flags (defaults from the environment where noted). */
+export function managerFlags() {
+  return new FlagSet('kruise-manager', DESCRIPTION)
+    .flag('kubeconfig', stringValue, '', 'kubeconfig file; without it, the in-cluster configuration')
+    .flag(
+      'metrics-addr',
+      listenAddressValue,
       ':8080',
+      'address the metrics endpoint binds to (0 disables it)',
     )
-    .option(
-      '--health-probe-addr <addr>',
-      'address the health probes bind to (0 disables them)',
-      listenAddressArgument,
+    .flag(
+      'health-probe-addr',
+      listenAddressValue,
       ':8000',
+      'address the health probes bind to (0 disables them)',
     )
-    .option(
-      '--webhook-port <port>',
-      'port the webhook server listens on (0 picks a free one; env WEBHOOK_PORT)',
-      portArgument,
+    .flag(
+      'webhook-port',
+      portValue,
       Number(process.env.WEBHOOK_PORT ?? 9876),
+      'port the webhook server listens on (0 picks a free one; env WEBHOOK_PORT)',
     )
-    .option('--webhook-host <host>', 'address the webhook server binds to (all interfaces when empty)', '')
-    .option(
-      '--webhook-service-name <name>',
-      'Service in front of the webhook server',
+    .flag('webhook-host', stringValue, '', 'address the webhook server binds to (all interfaces when empty)')
+    .flag(
+      'webhook-service-name',
+      stringValue,
       'kruise-webhook-service',
+      'Service in front of the webhook server',
     )
-    .option(
-      '--webhook-service-namespace <ns>',
+    .flag(
+      'webhook-service-namespace',
+      stringValue,
+      process.env.POD_NAMESPACE ?? 'kruise-system',
       'namespace of that Service (env POD_NAMESPACE)',
-      process.env.POD_NAMESPACE ?? 'kruise-system',
     )
-    .addOption(boolOption('--enable-leader-election', 'elect one active replica through a Lease', true))
-    .option(
-      '--leader-election-namespace <ns>',
+    .flag('enable-leader-election', boolValue, true, 'elect one active replica through a Lease')
+    .flag(
+      'leader-election-namespace',
+      stringValue,
+      process.env.POD_NAMESPACE ?? 'kruise-system',
       'namespace of the leader election Lease (env POD_NAMESPACE)',
-      process.env.POD_NAMESPACE ?? 'kruise-system',
     )
-    .option('--leader-election-id <name>', 'name of the leader election Lease', 'kruise-manager')
-    .option(
-      '--leader-election-resource-lock <lock>',
-      'the resource leader election holds (leases, the only lock client-go still has)',
+    .flag('leader-election-id', stringValue, 'kruise-manager', 'name of the leader election Lease')
+    .flag(
+      'leader-election-resource-lock',
       resourceLock,
       'leases',
+      'the resource leader election holds (leases, the only lock client-go still has)',
     )
-    .addOption(
-      durationOption(
-        '--leader-election-lease-duration <duration>',
-        'how long non-leader candidates wait after the last observed renewal before they take the lease',
-        15_000,
-      ),
+    .flag(
+      'leader-election-lease-duration',
+      durationValue,
+      15_000,
+      'how long non-leader candidates wait after the last observed renewal before they take the lease',
     )
-    .addOption(
-      durationOption(
-        '--leader-election-renew-deadline <duration>',
-        'how long the leader retries renewing the lease before it gives up (and exits)',
-        10_000,
-      ),
+    .flag(
+      'leader-election-renew-deadline',
+      durationValue,
+      10_000,
+      'how long the leader retries renewing the lease before it gives up (and exits)',
     )
-    .addOption(
-      durationOption(
-        '--leader-election-retry-period <duration>',
-        'how long candidates wait between attempts to take or renew the lease',
-        2_000,
-      ),
+    .flag(
+      'leader-election-retry-period',
+      durationValue,
+      2_000,
+      'how long candidates wait between attempts to take or renew the lease',
     )
-    .addOption(
-      durationOption(
-        '--controller-cache-sync-timeout <duration>',
-        'how long informers may take to list before start-up fails',
-        120_000,
-      ),
+    .flag(
+      'controller-cache-sync-timeout',
+      durationValue,
+      120_000,
+      'how long informers may take to list before start-up fails',
     )
-    .addOption(
-      durationOption(
-        '--sync-period <duration>',
-        "how often every cached object is reconciled again though nothing changed (0s: never); controller-runtime's default",
-        10 * 3_600_000,
-      ),
+    .flag(
+      'sync-period',
+      durationValue,
+      10 * 3_600_000,
+      "how often every cached object is reconciled again though nothing changed (0s: never); controller-runtime's default",
     )
-    .option(
-      '--feature-gates <gates>',
-      "comma-separated Gate=bool pairs of Kruise's gates (bool as Go reads it: true, false, 1, 0, t, F, …)",
+    .flag(
+      'feature-gates',
+      featureGatesValue(parseFeatureGates),
       '',
+      "comma-separated Gate=bool pairs of Kruise's gates (bool as Go reads it: true, false, 1, 0, t, F, …)",
     )
-    .addOption(
-      durationOption(
-        '--nodeimage-creation-delay <duration>',
-        'how long a Node must be Ready before it gets a NodeImage',
-        30_000,
-      ),
+    .flag(
+      'nodeimage-creation-delay',
+      durationValue,
+      30_000,
+      'how long a Node must be Ready before it gets a NodeImage',
     )
-    .option(
-      '--default-ttlseconds-for-always-nodeimage <seconds>',
-      'extra TTL of NodeImage tags made by Always jobs (0..2678400)',
-      (v: string) => {
-        if (!/^\d+$/.test(v) || Number(v) > 31 * 24 * 3600)
-          throw new InvalidArgumentError('must be between 0 and 2678400');
-        return Number(v);
-      },
+    .flag(
+      'default-ttlseconds-for-always-nodeimage',
+      wholeNumberValue(0, 31 * 24 * 3600, 'must be between 0 and 2678400'),
       300,
+      'extra TTL of NodeImage tags made by Always jobs (0..2678400)',
     )
-    .option('--imagepulljob-workers <n>', 'workers of the ImagePullJob controller', positiveInt, 3)
-    .option('--imagelistpulljob-workers <n>', 'workers of the ImageListPullJob controller', positiveInt, 3)
-    .option('--nodeimage-workers <n>', 'workers of the NodeImage controller', positiveInt, 3)
-    .option('--crr-workers <n>', 'workers of the ContainerRecreateRequest controller', positiveInt, 3)
-    .option('--cloneset-workers <n>', 'workers of the CloneSet controller', positiveInt, 3)
-    .addOption(
-      boolOption(
-        '--cloneset-scaling-exclude-preparing-delete',
-        'leave PreparingDelete pods out when CloneSets count pods to scale',
-        false,
-      ),
+    .flag('imagepulljob-workers', positiveInt, 3, 'workers of the ImagePullJob controller')
+    .flag('imagelistpulljob-workers', positiveInt, 3, 'workers of the ImageListPullJob controller')
+    .flag('nodeimage-workers', positiveInt, 3, 'workers of the NodeImage controller')
+    .flag('crr-workers', positiveInt, 3, 'workers of the ContainerRecreateRequest controller')
+    .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
+    .flag(
+      'cloneset-scaling-exclude-preparing-delete',
+      boolValue,
+      false,
+      'leave PreparingDelete pods out when CloneSets count pods to scale',
     )
-    .addOption(
-      durationOption(
-        '--expectation-timeout <duration>',
-        'how long a workload waits for its cache to show its own writes before it goes on',
-        5 * 60_000,
-      ),
+    .flag(
+      'expectation-timeout',
+      durationValue,
+      5 * 60_000,
+      'how long a workload waits for its cache to show its own writes before it goes on',
     );
 }
 
-/** Parses argv into options; throws a CommanderError (exitCode 2) with a clear message on bad input. */
+/** Parses argv into options; throws a UsageError (exit code 2, pflag's words) on bad input, one with exit code 0 for `--help`. */
 export function parseOptions(argv: string[]): ManagerOptions {
-  const cmd = buildCommand();
-  parseCommandLine(cmd, argv);
-  const o = cmd.opts();
-  const featureGates = featureGatesFlag(o.featureGates, parseFeatureGates);
+  const o = managerFlags().parse(argv);
   return {
-    kubeconfig: o.kubeconfig,
-    metricsAddr: o.metricsAddr,
-    healthProbeAddr: o.healthProbeAddr,
-    webhookPort: o.webhookPort,
-    webhookHost: o.webhookHost,
-    webhookServiceName: o.webhookServiceName,
-    webhookServiceNamespace: o.webhookServiceNamespace,
-    enableLeaderElection: o.enableLeaderElection,
-    leaderElectionNamespace: o.leaderElectionNamespace,
-    leaderElectionId: o.leaderElectionId,
-    leaseDurationMs: o.leaderElectionLeaseDuration,
-    renewDeadlineMs: o.leaderElectionRenewDeadline,
-    retryPeriodMs: o.leaderElectionRetryPeriod,
-    cacheSyncTimeoutMs: o.controllerCacheSyncTimeout,
-    syncPeriodMs: o.syncPeriod,
-    featureGates,
-    nodeImageCreationDelayMs: o.nodeimageCreationDelay,
-    defaultTtlSecondsForAlwaysNodeImage: o.defaultTtlsecondsForAlwaysNodeimage,
-    imagePullJobWorkers: o.imagepulljobWorkers,
-    imageListPullJobWorkers: o.imagelistpulljobWorkers,
-    nodeImageWorkers: o.nodeimageWorkers,
-    crrWorkers: o.crrWorkers,
-    cloneSetWorkers: o.clonesetWorkers,
-    cloneSetScalingExcludePreparingDelete: o.clonesetScalingExcludePreparingDelete,
-    expectationTimeoutMs: o.expectationTimeout,
+    kubeconfig: o.kubeconfig || undefined,
+    metricsAddr: o['metrics-addr'],
+    healthProbeAddr: o['health-probe-addr'],
+    webhookPort: o['webhook-port'],
+    webhookHost: o['webhook-host'],
+    webhookServiceName: o['webhook-service-name'],
+    webhookServiceNamespace: o['webhook-service-namespace'],
+    enableLeaderElection: o['enable-leader-election'],
+    leaderElectionNamespace: o['leader-election-namespace'],
+    leaderElectionId: o['leader-election-id'],
+    leaseDurationMs: o['leader-election-lease-duration'],
+    renewDeadlineMs: o['leader-election-renew-deadline'],
+    retryPeriodMs: o['leader-election-retry-period'],
+    cacheSyncTimeoutMs: o['controller-cache-sync-timeout'],
+    syncPeriodMs: o['sync-period'],
+    featureGates: parseFeatureGates(o['feature-gates']),
+    nodeImageCreationDelayMs: o['nodeimage-creation-delay'],
+    defaultTtlSecondsForAlwaysNodeImage: o['default-ttlseconds-for-always-nodeimage'],
+    imagePullJobWorkers: o['imagepulljob-workers'],
+    imageListPullJobWorkers: o['imagelistpulljob-workers'],
+    nodeImageWorkers: o['nodeimage-workers'],
+    crrWorkers: o['crr-workers'],
+    cloneSetWorkers: o['cloneset-workers'],
+    cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
+    expectationTimeoutMs: o['expectation-timeout'],
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
   };
 }

@@ -1,5 +1,5 @@
 import { parseFeatureGates } from '@kruise/api';
-import { CommanderError } from 'commander';
+import { UsageError } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { parseOptions } from '../src/index.ts';
 import { validateImagePullJob } from '../src/webhooks/imagepulljob/validating.ts';
@@ -76,7 +76,7 @@ describe('flags', () => {
   });
 
   it.each([
-    [['--bogus'], 'error: unknown flag: --bogus'],
+    [['--bogus'], 'unknown flag: --bogus'],
     [
       ['--imagepulljob-workers=0'],
       'invalid argument "0" for "--imagepulljob-workers" flag: must be a positive integer',
@@ -85,12 +85,12 @@ describe('flags', () => {
     [['--feature-gates=X=true'], 'unrecognized feature gate: X'],
     [
       ['--nodeimage-creation-delay=later'],
-      'error: invalid argument "later" for "--nodeimage-creation-delay" flag: time: invalid duration "later"',
+      'invalid argument "later" for "--nodeimage-creation-delay" flag: time: invalid duration "later"',
     ],
     [['--expectation-timeout=300000'], 'time: missing unit in duration "300000"'],
     [
       ['--enable-leader-election=maybe'],
-      'error: invalid argument "maybe" for "--enable-leader-election" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
+      'invalid argument "maybe" for "--enable-leader-election" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
     ],
   ])('refuses %j with exit code 2', (argv, message) => {
     let err: unknown;
@@ -99,8 +99,8 @@ describe('flags', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(CommanderError);
-    expect((err as CommanderError).exitCode).toBe(2);
-    expect((err as CommanderError).message).toContain(message);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    expect((err as UsageError).message).toContain(message);
   });
 });

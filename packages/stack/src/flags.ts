@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { parseFeatureGates } from '@kruise/api/feature-gates';
-import { parseCommandLine, portArgument, programCommand } from '@kruise/runtime/cli/command-line';
-import { featureGatesFlag } from '@kruise/runtime/cli/feature-gates';
-import { InvalidArgumentError } from 'commander';
+import { featureGatesValue } from '@kruise/runtime/cli/feature-gates';
+import { FlagSet } from '@kruise/runtime/cli/flag-set';
+import { boolValue, portValue, stringValue, wholeNumberValue } from '@kruise/runtime/cli/flag-values';
 import { repoRoot } from './repo-root.ts';
 
 /** What `pnpm start` is started with. */
@@ -21,55 +21,46 @@ export interface StackFlags {
 const DESCRIPTION = `The whole system on this machine: a local registry with sample images and
 containerd (installed from Debian when missing; needs root), the embedded
 control plane, kruise-manager, local nodes each with kruise-daemon, and
-examples/ with their progress. Ctrl-C stops everything it started.`;
-
-const nodeCount = (v: string) => {
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 26)
-    throw new InvalidArgumentError('must be a whole number from 1 to 26');
-  return Number(v);
-};
+examples/ with their progress. Ctrl-C stops everything it started.
+Flags go after \`--\`: pnpm start -- --nodes=2`;
 
 /**
  * Parses `pnpm start`'s arguments as the programs parse theirs (same help layout, same one-line
- * errors): `--help` prints the help and throws a CommanderError with exit code 0, bad input throws
- * one with exit code 2.
+ * errors; the `--` pnpm passes on is left out): throws a UsageError with exit code 0 and the help
+ * for `--help`, one with exit code 2 for bad input.
  */
 export function parseStackFlags(argv: string[]): StackFlags {
-  const cmd = programCommand('pnpm start', DESCRIPTION)
-    .usage('-- [options]')
-    .option('--no-examples', 'do not apply examples/')
-    .option('--state-dir <dir>', 'kubeconfig, logs and API server data', join(repoRoot, '.kruise'))
-    .option('--node-name <name>', 'the (first) local node', 'kruise-local')
-    .option('--registry-port <port>', 'the local registry on 127.0.0.1', portArgument, 5000)
-    .option(
-      '--runtime-dir <dir>',
-      'containerd and registry state, kept short for unix sockets',
+  const o = new FlagSet('pnpm start', DESCRIPTION)
+    .flag('no-examples', boolValue, false, 'do not apply examples/')
+    .flag('state-dir', stringValue, join(repoRoot, '.kruise'), 'kubeconfig, logs and API server data')
+    .flag('node-name', stringValue, 'kruise-local', 'the (first) local node')
+    .flag('registry-port', portValue, 5000, 'the local registry on 127.0.0.1')
+    .flag(
+      'runtime-dir',
+      stringValue,
       '/tmp/kruise-stack',
+      'containerd and registry state, kept short for unix sockets',
     )
-    .option(
-      '--nodes <n>',
-      'local nodes: NAME, NAME-2 … in zones zone-a, zone-b …, each with kruise-daemon and a containerd of its own (DIR-n2 …)',
-      nodeCount,
+    .flag(
+      'nodes',
+      wholeNumberValue(1, 26, 'must be a whole number from 1 to 26'),
       1,
+      'local nodes: NAME, NAME-2 … in zones zone-a, zone-b …, each with kruise-daemon and a containerd of its own (DIR-n2 …)',
     )
-    .option(
-      '--feature-gates <gates>',
-      "Kruise's feature gates for kruise-manager and kruise-daemon (e.g. PreDownloadImageForInPlaceUpdate=true)",
+    .flag(
+      'feature-gates',
+      featureGatesValue(parseFeatureGates),
       '',
-    );
-  parseCommandLine(
-    cmd,
-    argv.filter((a) => a !== '--'),
-  );
-  const o = cmd.opts();
-  featureGatesFlag(o.featureGates, parseFeatureGates);
+      "Kruise's feature gates for kruise-manager and kruise-daemon (e.g. PreDownloadImageForInPlaceUpdate=true)",
+    )
+    .parse(argv.filter((a) => a !== '--'));
   return {
-    stateDir: o.stateDir,
-    noExamples: !o.examples,
-    nodeName: o.nodeName,
-    registryPort: o.registryPort,
-    runtimeDir: o.runtimeDir,
+    stateDir: o['state-dir'],
+    noExamples: o['no-examples'],
+    nodeName: o['node-name'],
+    registryPort: o['registry-port'],
+    runtimeDir: o['runtime-dir'],
     nodes: o.nodes,
-    featureGates: o.featureGates,
+    featureGates: o['feature-gates'],
   };
 }

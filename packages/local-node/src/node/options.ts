@@ -1,4 +1,4 @@
-import { durationOption, parseCommandLine, portArgument, programCommand } from '@kruise/runtime';
+import { durationValue, FlagSet, portValue, stringArrayValue, stringValue } from '@kruise/runtime';
 
 /** Everything a local node is started with. */
 export interface LocalNodeFlags {
@@ -16,57 +16,53 @@ export interface LocalNodeFlags {
 }
 
 /**
- * Parses a local node's argv; `--help` prints the help and throws a CommanderError with exit code
- * 0, bad input throws one with exit code 2 and a one-line message.
+ * Parses a local node's argv; throws a UsageError with exit code 0 and the help for `--help`, one
+ * with exit code 2 and a one-line message for bad input.
  */
 export function parseLocalNodeOptions(argv: string[]): LocalNodeFlags {
-  const cmd = programCommand(
+  const o = new FlagSet(
     'local-node',
     'Registers a Ready Node and runs the pods bound to it through CRI, as kubelet does',
   )
-    .requiredOption('--node-name <name>', 'the Node to register')
-    .option('--kubeconfig <file>', 'kubeconfig file; without it, the in-cluster configuration')
-    .requiredOption(
-      '--runtime-endpoint <endpoint>',
-      'CRI socket, e.g. unix:///run/containerd/containerd.sock',
+    .flag('node-name', stringValue, '', 'the Node to register', { required: true })
+    .flag('kubeconfig', stringValue, '', 'kubeconfig file; without it, the in-cluster configuration')
+    .flag('runtime-endpoint', stringValue, '', 'CRI socket, e.g. unix:///run/containerd/containerd.sock', {
+      required: true,
+    })
+    .flag('host-ip', stringValue, '127.0.0.1', 'address the node and its host-network pods report')
+    .flag('label', stringArrayValue, [], 'extra Node label key=value (repeatable)')
+    .flag(
+      'restart-backoff',
+      durationValue,
+      10_000,
+      'first crash-loop back-off (doubles up to --max-restart-backoff)',
     )
-    .option('--host-ip <ip>', 'address the node and its host-network pods report', '127.0.0.1')
-    .option('--label <key=value...>', 'extra Node labels')
-    .addOption(
-      durationOption(
-        '--restart-backoff <duration>',
-        'first crash-loop back-off (doubles up to --max-restart-backoff)',
-        10_000,
-      ),
-    )
-    .addOption(durationOption('--max-restart-backoff <duration>', 'longest crash-loop back-off', 300_000))
-    .option(
-      '--pod-logs-dir <dir>',
+    .flag('max-restart-backoff', durationValue, 300_000, 'longest crash-loop back-off')
+    .flag(
+      'pod-logs-dir',
+      stringValue,
+      '',
       "where the runtime writes container logs, in kubelet's /var/log/pods layout (under the temp dir when not given)",
     )
-    .option(
-      '--kubelet-port <port>',
-      'port of the server that answers kubectl logs on --host-ip (0: any free port)',
-      portArgument,
+    .flag(
+      'kubelet-port',
+      portValue,
       0,
-    );
-  parseCommandLine(cmd, argv);
-  const o = cmd.opts();
+      'port of the server that answers kubectl logs on --host-ip (0: any free port)',
+    )
+    .parse(argv);
   const labels = Object.fromEntries(
-    ((o.label as string[] | undefined) ?? []).map((l) => [
-      l.slice(0, l.indexOf('=')),
-      l.slice(l.indexOf('=') + 1),
-    ]),
+    o.label.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
   return {
-    nodeName: o.nodeName,
-    kubeconfig: o.kubeconfig,
-    runtimeEndpoint: o.runtimeEndpoint,
-    hostIP: o.hostIp,
+    nodeName: o['node-name'],
+    kubeconfig: o.kubeconfig || undefined,
+    runtimeEndpoint: o['runtime-endpoint'],
+    hostIP: o['host-ip'],
     labels,
-    backoffInitialMs: o.restartBackoff,
-    backoffMaxMs: o.maxRestartBackoff,
-    podLogsDir: o.podLogsDir,
-    kubeletPort: o.kubeletPort,
+    backoffInitialMs: o['restart-backoff'],
+    backoffMaxMs: o['max-restart-backoff'],
+    podLogsDir: o['pod-logs-dir'] || undefined,
+    kubeletPort: o['kubelet-port'],
   };
 }

@@ -1,15 +1,17 @@
-import { invalidFlagValue } from './command-line.ts';
+import type { FlagValue } from './flag-values.ts';
 
 /**
- * The value of `--feature-gates` as the program's own `parse` reads it (the kit knows no gate
- * set), or a CommanderError (exit 2) in pflag's words with what `parse` refused, as upstream's
- * programs print it: `error: invalid argument "X=true" for "--feature-gates" flag: unrecognized
- * feature gate: X`.
+ * component-base's `--feature-gates` (pflag type `mapStringBool`), kept as the text given: `check`
+ * is the program's own gate parser (the kit knows no gate set), and what it refuses is refused as
+ * upstream's programs refuse it: `invalid argument "X=true" for "--feature-gates" flag:
+ * unrecognized feature gate: X`.
  */
-export function featureGatesFlag<T>(text: string | undefined, parse: (text: string | undefined) => T): T {
-  try {
-    return parse(text);
-  } catch (err) {
-    throw invalidFlagValue('--feature-gates', text ?? '', (err as Error).message);
-  }
+export function featureGatesValue(check: (text: string) => unknown): FlagValue<string> {
+  return {
+    type: 'mapStringBool',
+    parse: (text) => {
+      check(text);
+      return text;
+    },
+  };
 }

@@ -108,12 +108,21 @@ export class ScaleExpectations {
     return undefined;
   }
 
-  /** Whether the owner may act on its cache now; an expectation past the timeout is dropped (logged, counted). */
+  /**
+   * Whether the owner may act on its cache now; an expectation past the timeout is dropped (logged,
+   * counted). What is pending is described only when read (an event handler that checks on every
+   * pod event must not sort a thousand awaited names each time).
+   */
   check(owner: string): ExpectationCheck {
     const e = this.live(owner);
-    return e
-      ? { satisfied: false, retryAfterMs: this.timeout.left(e.since), pending: describe(e) }
-      : SATISFIED;
+    if (!e) return SATISFIED;
+    return {
+      satisfied: false,
+      retryAfterMs: this.timeout.left(e.since),
+      get pending() {
+        return describe(e);
+      },
+    };
   }
 
   /** Names of objects still awaited to appear for the owner (a copy; empty once they timed out). */
@@ -123,7 +132,7 @@ export class ScaleExpectations {
 
   /** `check(owner).satisfied`. */
   satisfied(owner: string): boolean {
-    return this.check(owner).satisfied;
+    return this.live(owner) === undefined;
   }
 
   /** Forgets the owner (it was deleted). */

@@ -45,13 +45,19 @@ export class UpdateExpectations<T extends VersionedObject = VersionedObject> {
   check(owner: string, revision: string): ExpectationCheck {
     const e = this.owners.get(owner);
     if (!e || e.revision !== revision || e.objects.size === 0) return SATISFIED;
-    const pending = { revision, updating: [...e.objects].sort() };
+    const describe = () => ({ revision, updating: [...e.objects].sort() });
     if (this.timeout.expired(e.since)) {
       this.owners.delete(owner);
-      this.timeout.dropped('update', owner, pending);
+      this.timeout.dropped('update', owner, describe());
       return SATISFIED;
     }
-    return { satisfied: false, retryAfterMs: this.timeout.left(e.since), pending };
+    return {
+      satisfied: false,
+      retryAfterMs: this.timeout.left(e.since),
+      get pending() {
+        return describe();
+      },
+    };
   }
 
   /** Forgets the owner (it was deleted). */

@@ -1,3 +1,4 @@
+import { isoTime } from '@kruise/kube-compat/time';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { KubeClient } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
@@ -25,7 +26,7 @@ export interface LeaderElectionOptions {
 }
 
 /** RFC 3339 with microseconds, as a Lease's MicroTime fields are written. */
-const microTime = (d = new Date()) => d.toISOString().replace(/Z$/, '000Z');
+const microTime = (d = new Date()) => isoTime(d.getTime()).replace(/Z$/, '000Z');
 
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, as client-go does it: a lease is free once

@@ -97,7 +97,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     const req = cloneSetOf(o);
     if (!req) return undefined;
     const key = requestKey(req);
-    const wasSatisfied = scale.check(key).satisfied;
+    const wasSatisfied = scale.satisfied(key);
     scale.creationObserved(key, o.metadata?.name);
     if (!wasSatisfied) {
       initial.forget(key);

@@ -3,6 +3,7 @@ import { kubeTime } from '@kruise/kube-compat';
 import type { PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { injectInPlaceUpdateGate } from '../../workload/inplaceupdate/readiness.ts';
+import { injectKruisePodReadyGate } from '../../workload/podreadiness/readiness-gate.ts';
 import { LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from '../../workload/lifecycle/state.ts';
 import { controllerRef } from '../../workload/revision/history.ts';
 import { writeRevisionHash } from '../../workload/revision/pod-revision.ts';
@@ -60,6 +61,12 @@ function attachClaims(cs: CloneSet, pod: Pod, id: string): void {
 export interface NewPodOptions {
   shortHash: boolean;
   now: number;
+  /**
+   * The pod webhook is on (gate PodWebhook): it adds the KruisePodReady readiness gate to every pod of
+   * a Kruise workload, after the others. The pod is created with it already in that place, so the
+   * webhook has nothing to change (no patch for the API server to apply on each create).
+   */
+  podReadyGate?: boolean;
 }
 
 /**
@@ -91,6 +98,7 @@ export function newPod(cs: CloneSet, revision: string, id: string, opts: NewPodO
     spec: t.spec ?? { containers: [] },
   };
   injectInPlaceUpdateGate(pod);
+  if (opts.podReadyGate) injectKruisePodReadyGate(pod, true);
   attachClaims(cs, pod, id);
   return pod;
 }

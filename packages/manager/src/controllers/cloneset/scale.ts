@@ -153,6 +153,7 @@ export class ScaleControl {
     const pods = newVersionedPods(current, update, total, currentCount, ids, {
       shortHash: this.d.gates.enabled('CloneSetShortHash'),
       now: this.d.now(),
+      podReadyGate: this.d.gates.enabled('PodWebhook'),
     });
     for (const p of pods) this.d.scaleExpectations.expectCreation(key, p.metadata!.name!);
     const created = new Set<string>();

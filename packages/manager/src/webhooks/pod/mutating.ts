@@ -3,7 +3,7 @@ import { type AdmissionHandler, type AdmissionRequest, allowed, denied, patched 
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { goDecodeError } from '../../workload/revision/go-encode.ts';
 import { BadPodError, injectLaunchPriority } from './launch-priority.ts';
-import { injectKruisePodReadyGate } from './readiness-gate.ts';
+import { injectKruisePodReadyGate } from '../../workload/podreadiness/readiness-gate.ts';
 
 /** One step of the pod pipeline: changes the pod (returning true) or leaves it (false); throws → 500. */
 export interface PodMutation {
@@ -49,11 +49,13 @@ export function mutatePod(gates: FeatureGates, random: () => number = Math.rando
       );
     const undecodable = goDecodeError(raw, 'Pod', 'Pod', '');
     if (undecodable) return denied(400, undecodable);
-    // The namespace of the request stands in for a missing one; it is not written back.
-    const base = structuredClone(raw) as Pod;
+    // The request's object is this handler's own (parsed from the review): it is the base the patch
+    // is computed from, and the steps change one copy of it. The namespace of the request stands in
+    // for a missing one; it is not written back.
+    const base = raw as Pod;
     base.metadata ??= {};
     if (!base.metadata.namespace && request.namespace) base.metadata.namespace = request.namespace;
-    const pod = structuredClone(base);
+    const pod = JSON.parse(JSON.stringify(base)) as Pod;
     let changed = false;
     for (const step of steps) {
       try {

@@ -9,13 +9,14 @@ export function isOwnedByKruise(pod: Pod): boolean {
 
 /**
  * Adds the `KruisePodReady` readiness gate to pods of Kruise workloads (to every pod with gate
- * KruisePodReadinessGate). Returns whether the pod changed. Mutates `pod`.
+ * KruisePodReadinessGate; `allPods`), after the gates the pod has. Returns whether the pod changed.
+ * Mutates `pod`. The pod webhook and the workloads creating pods share it.
  */
 export function injectKruisePodReadyGate(pod: Pod, allPods: boolean): boolean {
   if (!allPods && !isOwnedByKruise(pod)) return false;
   pod.spec ??= { containers: [] };
   const gates = pod.spec.readinessGates ?? [];
-  if (!gates.some((g) => g.conditionType === KRUISE_POD_READY_CONDITION))
-    pod.spec.readinessGates = [...gates, { conditionType: KRUISE_POD_READY_CONDITION }];
+  if (gates.some((g) => g.conditionType === KRUISE_POD_READY_CONDITION)) return false;
+  pod.spec.readinessGates = [...gates, { conditionType: KRUISE_POD_READY_CONDITION }];
   return true;
 }
