@@ -1,9 +1,9 @@
 import type { FeatureGates } from '@kruise/api';
 import { type AdmissionHandler, type AdmissionRequest, allowed, denied, patched } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { injectKruisePodReadyGate } from '../../workload/podreadiness/readiness-gate.ts';
 import { goDecodeError } from '../../workload/revision/go-encode.ts';
 import { BadPodError, injectLaunchPriority } from './launch-priority.ts';
-import { injectKruisePodReadyGate } from '../../workload/podreadiness/readiness-gate.ts';
 
 /** One step of the pod pipeline: changes the pod (returning true) or leaves it (false); throws → 500. */
 export interface PodMutation {
