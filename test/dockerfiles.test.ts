@@ -139,7 +139,7 @@ describe('Dockerfiles (their steps, run outside Docker)', () => {
     expect(existsSync(join(app, 'src')), 'sources are not shipped').toBe(false);
     const help = start(entrypoint, env, ['--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: kruise-manager');
+    expect(help.stdout).toContain('Usage of kruise-manager:');
   }, 300_000);
 
   it('Dockerfile.daemon builds a bundle with the protos that answers --help and loads its CRI client', async () => {
@@ -149,7 +149,7 @@ describe('Dockerfiles (their steps, run outside Docker)', () => {
     expect(entrypoint.slice(0, 2)).toEqual(['node', '--jitless']);
     const help = start(entrypoint, env, ['--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: kruise-daemon');
+    expect(help.stdout).toContain('Usage of kruise-daemon:');
     // The daemon checks its API server first: give it one, so what stops it is the runtime.
     const cp = await ControlPlane.start();
     try {

@@ -18,4 +18,6 @@ export const KruiseResources = {
     true,
   ),
   CloneSet: resourceRef(GROUP, VERSION, 'clonesets', 'CloneSet', true),
+  /** Advanced StatefulSet, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
+  StatefulSet: resourceRef(GROUP, 'v1beta1', 'statefulsets', 'StatefulSet', true),
 } as const;
