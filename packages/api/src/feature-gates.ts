@@ -24,6 +24,11 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
   TemplateNoDefaults: false,
   ResourcesDeletionProtection: false,
   PodUnavailableBudgetUpdateGate: false,
+  // Advanced StatefulSet.
+  StatefulSetAutoDeletePVC: true,
+  StatefulSetAutoResizePVCGate: false,
+  StatefulSetStartOrdinal: false,
+  PodIndexLabel: true,
 };
 
 /** Gates forced off when PodWebhook is off (those in FEATURE_DEFAULTS of upstream's list). */

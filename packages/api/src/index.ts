@@ -4,6 +4,7 @@
  * computations it builds on are in `@kruise/kube-compat`. The TypeBox schemas and CRD rendering
  * live behind `@kruise/api/schemas`, so loading this entry does not load TypeBox.
  */
+export * from './conversion-webhook.ts';
 export * from './defaults.ts';
 export * from './env-from-metadata-hash.ts';
 export * from './feature-gates.ts';

@@ -31,6 +31,13 @@ export const SECRET_MODE_ANNOTATION = 'imagepulljobs.kruise.io/mode';
 /** Value of {@link SECRET_MODE_ANNOTATION} and of a NodeImage pull secret's `mode`. */
 export const SECRET_MODE_BATCH = 'batch';
 
+/**
+ * An object read at an older version than its storage version (v1alpha1 of a kind stored at
+ * v1beta1): JSON of the spec fields only v1beta1 has, kept here by the conversion webhook so that
+ * writing the object back at the older version loses none of them (the key is the webhook's own).
+ */
+export const V1BETA1_ONLY_SPEC_ANNOTATION = 'apps.kruise.io/v1beta1-only-spec';
+
 /** NodeImage label: a NodeImage without a Node, never garbage-collected. */
 export const FAKE_NODEIMAGE_LABEL = 'apps.kruise.io/fake-nodeimage';
 

@@ -6,6 +6,7 @@ import { ContainerRecreateRequestSchema } from './schema/containerrecreatereques
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
 import { NodeImageSchema } from './schema/nodeimage.ts';
+import { StatefulSetSchema, StatefulSetV1alpha1Schema } from './schema/statefulset.ts';
 
 /** A printer column as `kubectl get` shows it. */
 export interface PrinterColumn {
@@ -14,6 +15,12 @@ export interface PrinterColumn {
   jsonPath: string;
   description: string;
   priority?: number;
+}
+
+/** A version a kind is served at beside its storage version, with that version's schema. */
+export interface ServedVersion {
+  version: string;
+  schema: TSchema;
 }
 
 /** Everything needed to serve or describe one Kruise kind. */
@@ -28,9 +35,15 @@ export interface KruiseResource {
   shortNames: string[];
   categories: string[];
   printerColumns: PrinterColumn[];
+  /** The schema at `version`, the storage version. */
   schema: TSchema;
   /** The `scale` subresource's paths, for kinds that have one. */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
+  /**
+   * The other versions the kind is served at (same columns and subresources). Objects are stored at
+   * `version`; kruise-manager's conversion webhook converts between them.
+   */
+  servedVersions?: ServedVersion[];
 }
 
 const AGE: PrinterColumn = {
@@ -192,6 +205,13 @@ const wide = (name: string, jsonPath: string, description: string): PrinterColum
   priority: 1,
 });
 
+/** The `scale` subresource of the workloads: replicas in spec and status, the selector HPA uses. */
+const REPLICAS_SCALE = {
+  specReplicasPath: '.spec.replicas',
+  statusReplicasPath: '.status.replicas',
+  labelSelectorPath: '.status.labelSelector',
+};
+
 /** CloneSet (short name `clone`), with the `scale` subresource HPA and `kubectl scale` use. */
 export const CloneSetResource: KruiseResource = {
   ...served(KruiseResources.CloneSet),
@@ -213,11 +233,36 @@ export const CloneSetResource: KruiseResource = {
     wide('SELECTOR', '.status.labelSelector', 'The selector of currently cloneset.'),
   ],
   schema: CloneSetSchema,
-  scale: {
-    specReplicasPath: '.spec.replicas',
-    statusReplicasPath: '.status.replicas',
-    labelSelectorPath: '.status.labelSelector',
-  },
+  scale: REPLICAS_SCALE,
+};
+
+/**
+ * Advanced StatefulSet (short names `sts`, `asts`): stored at v1beta1, served at v1alpha1 too, with
+ * the `scale` subresource HPA and `kubectl scale` use.
+ */
+export const StatefulSetResource: KruiseResource = {
+  ...served(KruiseResources.StatefulSet),
+  shortNames: ['sts', 'asts'],
+  printerColumns: [
+    count('DESIRED', '.spec.replicas', 'The desired number of pods.'),
+    count('CURRENT', '.status.replicas', 'The number of currently all pods.'),
+    count('UPDATED', '.status.updatedReplicas', 'The number of pods updated.'),
+    count('READY', '.status.readyReplicas', 'The number of pods ready.'),
+    AGE,
+    wide(
+      'CONTAINERS',
+      '.spec.template.spec.containers[*].name',
+      'The containers of currently advanced statefulset.',
+    ),
+    wide(
+      'IMAGES',
+      '.spec.template.spec.containers[*].image',
+      'The images of currently advanced statefulset.',
+    ),
+  ],
+  schema: StatefulSetSchema,
+  scale: REPLICAS_SCALE,
+  servedVersions: [{ version: 'v1alpha1', schema: StatefulSetV1alpha1Schema }],
 };
 
 /** Every kind this project serves, in a stable order. */
@@ -227,4 +272,5 @@ export const KRUISE_RESOURCES: readonly KruiseResource[] = [
   ImageListPullJobResource,
   ImagePullJobResource,
   NodeImageResource,
+  StatefulSetResource,
 ];

@@ -9,4 +9,5 @@ export * from './schema/imagelistpulljob.ts';
 export * from './schema/imagepulljob.ts';
 export * from './schema/nodeimage.ts';
 export * from './schema/pub.ts';
+export * from './schema/statefulset.ts';
 export { shapeError } from './shape.ts';

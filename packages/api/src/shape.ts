@@ -3,6 +3,7 @@ import { ContainerRecreateRequestSchema } from './schema/containerrecreatereques
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
 import { NodeImageSchema } from './schema/nodeimage.ts';
+import { StatefulSetSchema } from './schema/statefulset.ts';
 
 type Schema = Record<string, any>;
 
@@ -12,6 +13,8 @@ const SCHEMAS: Record<string, Schema> = {
   ImageListPullJob: ImageListPullJobSchema,
   NodeImage: NodeImageSchema,
   ContainerRecreateRequest: ContainerRecreateRequestSchema,
+  // v1beta1: v1alpha1's fields are a subset of it, with the same types.
+  StatefulSet: StatefulSetSchema,
 };
 
 const jsonType = (v: unknown) =>

@@ -46,26 +46,110 @@ describe('deploy/crds', () => {
   });
 
   it.each(KRUISE_RESOURCES.map((r) => [r.kind, r] as const))(
-    '%s has a structural schema',
+    '%s has a structural schema at every version',
     (_kind, resource) => {
       const crd = buildCustomResourceDefinition(resource) as any;
-      const schema = crd.spec.versions[0].schema.openAPIV3Schema;
-      expect(structuralProblems(schema)).toEqual([]);
-      expect(schema.properties.metadata).toEqual({ type: 'object' });
-      expect(crd.spec.versions[0].subresources).toEqual(
-        resource.kind === 'CloneSet'
-          ? {
-              status: {},
-              scale: {
-                specReplicasPath: '.spec.replicas',
-                statusReplicasPath: '.status.replicas',
-                labelSelectorPath: '.status.labelSelector',
-              },
-            }
-          : { status: {} },
-      );
+      for (const version of crd.spec.versions) {
+        const schema = version.schema.openAPIV3Schema;
+        expect(structuralProblems(schema), version.name).toEqual([]);
+        expect(schema.properties.metadata).toEqual({ type: 'object' });
+        expect(version.subresources).toEqual(
+          resource.kind === 'CloneSet' || resource.kind === 'StatefulSet'
+            ? {
+                status: {},
+                scale: {
+                  specReplicasPath: '.spec.replicas',
+                  statusReplicasPath: '.status.replicas',
+                  labelSelectorPath: '.status.labelSelector',
+                },
+              }
+            : { status: {} },
+        );
+      }
     },
   );
+
+  it('serves Advanced StatefulSet at v1alpha1 and v1beta1 (storage), converted by the webhook, as upstream', () => {
+    const crd = parse(renderCrdFiles().get('deploy/crds/apps.kruise.io_statefulsets.yaml')!);
+    expect(crd.metadata.name).toBe('statefulsets.apps.kruise.io');
+    expect(crd.spec.names).toEqual({
+      kind: 'StatefulSet',
+      listKind: 'StatefulSetList',
+      plural: 'statefulsets',
+      singular: 'statefulset',
+      shortNames: ['sts', 'asts'],
+    });
+    expect(crd.spec.scope).toBe('Namespaced');
+    expect(crd.spec.versions.map((v: any) => [v.name, v.served, v.storage])).toEqual([
+      ['v1alpha1', true, false],
+      ['v1beta1', true, true],
+    ]);
+    expect(crd.spec.conversion).toEqual({
+      strategy: 'Webhook',
+      webhook: {
+        clientConfig: {
+          service: { namespace: 'kruise-system', name: 'kruise-webhook-service', path: '/convert' },
+        },
+        conversionReviewVersions: ['v1', 'v1beta1'],
+      },
+    });
+    for (const version of crd.spec.versions) {
+      expect(
+        version.additionalPrinterColumns.map(
+          (c: any) => `${c.name}=${c.jsonPath}${c.priority ? ' wide' : ''}`,
+        ),
+      ).toEqual([
+        'DESIRED=.spec.replicas',
+        'CURRENT=.status.replicas',
+        'UPDATED=.status.updatedReplicas',
+        'READY=.status.readyReplicas',
+        'AGE=.metadata.creationTimestamp',
+        'CONTAINERS=.spec.template.spec.containers[*].name wide',
+        'IMAGES=.spec.template.spec.containers[*].image wide',
+      ]);
+      const schema = version.schema.openAPIV3Schema;
+      expect(schema.properties.spec.required.sort()).toEqual(['selector', 'template']);
+      expect(schema.properties.status.required.sort()).toEqual([
+        'availableReplicas',
+        'currentReplicas',
+        'readyReplicas',
+        'replicas',
+        'updatedReplicas',
+      ]);
+    }
+    const [alpha, beta] = crd.spec.versions.map((v: any) => v.schema.openAPIV3Schema.properties);
+    const betaOnly = Object.keys(beta.spec.properties).filter((k) => !(k in alpha.spec.properties));
+    expect(betaOnly.sort()).toEqual([
+      'lifecycle',
+      'ordinals',
+      'persistentVolumeClaimRetentionPolicy',
+      'reserveOrdinals',
+      'scaleStrategy',
+      'volumeClaimUpdateStrategy',
+    ]);
+    expect(
+      Object.keys(beta.status.properties)
+        .filter((k) => !(k in alpha.status.properties))
+        .sort(),
+    ).toEqual(['updatedAvailableReplicas', 'updatedReadyReplicas', 'volumeClaims']);
+    expect(beta.spec.properties.reserveOrdinals.items['x-kubernetes-int-or-string']).toBe(true);
+    expect(beta.spec.properties.ordinals.required).toBeUndefined();
+    expect(beta.status.properties.volumeClaims.items.required.sort()).toEqual([
+      'compatibleReadyReplicas',
+      'compatibleReplicas',
+      'volumeClaimName',
+    ]);
+  });
+
+  it('gives a conversion webhook to multi-version kinds only', () => {
+    for (const resource of KRUISE_RESOURCES) {
+      const crd = buildCustomResourceDefinition(resource) as any;
+      expect('conversion' in crd.spec, resource.kind).toBe(Boolean(resource.servedVersions?.length));
+      expect(crd.spec.versions.filter((v: any) => v.storage).map((v: any) => v.name)).toEqual([
+        resource.version,
+      ]);
+    }
+  });
 
   it('declares upstream names, scope, short names and columns', () => {
     const byKind = Object.fromEntries(

@@ -12,13 +12,22 @@ const VERSION = NAMES.managerImage.split(':')[1]!;
 /** Helm's annotation that keeps an object on `helm uninstall` (the CRDs: deleting them deletes every CloneSet). */
 export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
-/** A CRD's template: behind crds.managed, kept on uninstall while crds.keepOnUninstall. */
+/**
+ * A CRD's template: behind crds.managed, kept on uninstall while crds.keepOnUninstall; a conversion
+ * webhook's Service in installation.namespace.
+ */
 function crdTemplate(text: string): string {
-  const crd = parse(text) as { metadata: { annotations?: Record<string, string> } };
+  const crd = parse(text) as {
+    metadata: { annotations?: Record<string, string> };
+    spec: { conversion?: { webhook?: { clientConfig?: { service?: { namespace: string } } } } };
+  };
   if (crd.metadata.annotations) throw new Error('a CRD with annotations of its own: keep them out of the if');
   crd.metadata.annotations = KEEP;
+  const source = new ChartSource();
+  const service = crd.spec.conversion?.webhook?.clientConfig?.service;
+  if (service) service.namespace = source.scalar('installation.namespace');
   const keep = stringify({ annotations: KEEP }).replace(/^/gm, '  ').trimEnd();
-  const yaml = stringify(crd, { lineWidth: 0 });
+  const yaml = source.template(stringify(crd, { lineWidth: 0 }));
   if (!yaml.includes(`\n${keep}\n`))
     throw new Error('the keep annotation is not where the template expects it');
   const guarded = yaml.replace(

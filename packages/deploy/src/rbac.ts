@@ -71,8 +71,9 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
     ['get', 'update'],
     ['kruise-mutating-webhook-configuration', 'kruise-validating-webhook-configuration'],
   ),
-  // Certificate manager: finds apps.kruise.io CRDs to give Webhook-conversion ones the caBundle.
-  rule(['apiextensions.k8s.io'], ['customresourcedefinitions'], ['list', 'patch']),
+  // Certificate manager: watches CRDs and gives apps.kruise.io ones with Webhook conversion (the
+  // Advanced StatefulSet's) the caBundle and the webhook Service, again whenever one is re-applied.
+  rule(['apiextensions.k8s.io'], ['customresourcedefinitions'], [...WATCH, 'patch']),
 ];
 
 /** kruise-manager in its own namespace: the leader Lease and the webhook certificates Secret. */
@@ -116,12 +117,6 @@ export interface JustifiedGrant {
 
 /** Grants kept although the scenarios do not use them (the RBAC test accepts exactly these). */
 export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
-  {
-    role: 'kruise-manager-role',
-    resource: 'customresourcedefinitions',
-    verb: 'patch',
-    why: 'caBundle for apps.kruise.io CRDs with Webhook conversion; today all are v1alpha1-only',
-  },
   {
     role: 'kruise-manager-role',
     resource: 'nodes',

@@ -64,7 +64,7 @@ describe('charts/kruise (the Helm chart)', () => {
     const { objects, err } = await template();
     expect(err).toBe('');
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-    expect(crds).toHaveLength(5);
+    expect(crds).toHaveLength(6);
     for (const crd of crds) {
       expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
       delete crd.metadata.annotations!['helm.sh/resource-policy'];
@@ -74,7 +74,7 @@ describe('charts/kruise (the Helm chart)', () => {
     expect(new Map(objects.map((o) => [key(o), o]))).toEqual(new Map(deployed.map((o) => [key(o), o])));
   });
 
-  it('moves every namespaced object, RBAC subject and webhook to installation.namespace', async () => {
+  it('moves every namespaced object, RBAC subject, webhook and conversion webhook to installation.namespace', async () => {
     const { objects } = await template('--set', 'installation.namespace=kruise-ops');
     const namespaced = objects.filter((o) => o.metadata.namespace);
     expect(new Set(namespaced.map((o) => o.metadata.namespace))).toEqual(
@@ -91,6 +91,13 @@ describe('charts/kruise (the Helm chart)', () => {
       (kind) => find(objects, kind)!.webhooks,
     );
     expect(new Set(hooks.map((w: any) => w.clientConfig.service.namespace))).toEqual(new Set(['kruise-ops']));
+    const converted = objects.filter((o) => o.kind === 'CustomResourceDefinition' && o.spec.conversion);
+    expect(converted.map((o) => [o.metadata.name, o.spec.conversion.webhook.clientConfig.service])).toEqual([
+      [
+        'statefulsets.apps.kruise.io',
+        { namespace: 'kruise-ops', name: 'kruise-webhook-service', path: '/convert' },
+      ],
+    ]);
     const without = await template('--set', 'installation.createNamespace=false');
     expect(without.objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)).toEqual([
       'kruise-daemon-config',
@@ -206,7 +213,7 @@ describe('charts/kruise (the Helm chart)', () => {
     const deletable = await template('--set', 'crds.keepOnUninstall=false');
     const crds = deletable.objects.filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds.map((o) => o.metadata.annotations)).toEqual(crds.map(() => undefined));
-    expect(crds).toHaveLength(5);
+    expect(crds).toHaveLength(6);
   });
 
   it('gives kruise-manager and kruise-daemon only arguments they accept, as their images run them', async () => {

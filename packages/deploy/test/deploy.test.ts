@@ -24,7 +24,7 @@ describe('deploy/ (the cluster install)', () => {
     const k = parse(files.get('deploy/kustomization.yaml')!);
     for (const r of k.resources) expect(existsSync(join(root, 'deploy', r)), r).toBe(true);
     const crds = k.resources.filter((r: string) => r.startsWith('crds/'));
-    expect(crds).toHaveLength(5);
+    expect(crds).toHaveLength(6);
     expect(k.resources).toHaveLength(files.size - 2 + crds.length);
   });
 

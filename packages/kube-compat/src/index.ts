@@ -16,4 +16,5 @@ export * from './kubelet-labels.ts';
 export * from './label-selector.ts';
 export * from './quantity.ts';
 export * from './resource-ref.ts';
+export * from './statefulset-ordinals.ts';
 export * from './time.ts';

@@ -4,6 +4,19 @@
 export type IntOrString = number | string;
 
 /**
+ * Go's strconv.Atoi: a base-10 integer with an optional sign, in int64's range.
+ * @throws Error with Go's words (`strconv.Atoi: parsing "x": invalid syntax` / `value out of range`).
+ */
+export function goAtoi(text: string): number {
+  if (!/^[+-]?\d+$/.test(text))
+    throw new Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
+  const n = BigInt(text);
+  if (n >= 2n ** 63n || n < -(2n ** 63n))
+    throw new Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: value out of range`);
+  return Number(n);
+}
+
+/**
  * Kruise's GetScaledValueFromIntOrPercent: an integer as is, or a percentage (decimals allowed,
  * `"12.5%"`) of `total`, rounded up or down.
  * @throws Error with upstream's words for a string without `%` or an unparsable number.
@@ -34,13 +47,36 @@ export function intPercentValue(
   if (typeof value === 'number') return Math.trunc(value);
   if (!value.endsWith('%'))
     throw new Error('invalid value for IntOrString: invalid type: string is not a percentage');
-  const text = value.slice(0, -1);
-  if (!/^[+-]?\d+$/.test(text))
+  return percentOf(value, value.slice(0, -1), total, roundUp);
+}
+
+/** `text` (a percentage's number) as Atoi reads it, of `total`; apimachinery's wording on errors. */
+function percentOf(value: string, text: string, total: number, roundUp: boolean): number {
+  let v: number;
+  try {
+    v = goAtoi(text);
+  } catch (err) {
     throw new Error(
-      `invalid value for IntOrString: invalid value "${value}": strconv.Atoi: parsing "${text}": invalid syntax`,
+      `invalid value for IntOrString: invalid value ${JSON.stringify(value)}: ${(err as Error).message}`,
     );
-  const v = Number(text);
+  }
   return roundUp ? Math.ceil((v * total) / 100) : Math.floor((v * total) / 100);
+}
+
+/**
+ * apimachinery's deprecated intstr.GetValueFromIntOrPercent, which Advanced StatefulSet's webhook
+ * still uses: an integer as is, and every string a percentage of `total`, with or without its `%`
+ * (all `%` signs dropped before parsing).
+ * @throws Error with apimachinery's words.
+ */
+export function deprecatedIntPercentValue(
+  value: IntOrString | undefined | null,
+  total: number,
+  roundUp: boolean,
+): number {
+  if (value === undefined || value === null) throw new Error('nil value for IntOrString');
+  if (typeof value === 'number') return Math.trunc(value);
+  return percentOf(value, value.replaceAll('%', ''), total, roundUp);
 }
 
 /** {@link intPercentValue}, or 0 where it throws (as the controller does, ignoring the error). */

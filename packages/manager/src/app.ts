@@ -8,6 +8,7 @@ import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts'
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
 import * as nodeimage from './controllers/nodeimage/controller.ts';
 import * as podreadiness from './controllers/podreadiness/controller.ts';
+import * as statefulset from './controllers/statefulset/controller.ts';
 import type { AppTuning, ManagerOptions } from './options.ts';
 import { addWebhooks, type Webhooks } from './webhooks/server.ts';
 
@@ -18,6 +19,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: imagepulljob.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('ImagePullJobGate') },
   { add: imagelistpulljob.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('ImagePullJobGate') },
   { add: cloneset.add, enabled: () => true },
+  { add: statefulset.add, enabled: () => true },
   { add: podreadiness.add, enabled: () => true },
   { add: containerlaunchpriority.add, enabled: () => true },
 ];

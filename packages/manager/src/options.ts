@@ -41,6 +41,7 @@ export interface ManagerOptions {
   nodeImageWorkers: number;
   crrWorkers: number;
   cloneSetWorkers: number;
+  statefulSetWorkers: number;
   /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
   cloneSetScalingExcludePreparingDelete: boolean;
   /** Workload expectations unsatisfied this long are dropped (upstream's --expectation-timeout). */
@@ -179,6 +180,7 @@ export function managerFlags() {
     .flag('nodeimage-workers', positiveInt, 3, 'workers of the NodeImage controller')
     .flag('crr-workers', positiveInt, 3, 'workers of the ContainerRecreateRequest controller')
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
+    .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
     .flag(
       'cloneset-scaling-exclude-preparing-delete',
       boolValue,
@@ -220,6 +222,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
     nodeImageWorkers: o['nodeimage-workers'],
     crrWorkers: o['crr-workers'],
     cloneSetWorkers: o['cloneset-workers'],
+    statefulSetWorkers: o['statefulset-workers'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
     expectationTimeoutMs: o['expectation-timeout'],
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',

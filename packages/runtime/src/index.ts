@@ -33,5 +33,6 @@ export * from './metrics/registry.ts';
 export * from './queue/rate-limiter.ts';
 export * from './queue/work-queue.ts';
 export * from './webhook/admission.ts';
+export * from './webhook/conversion.ts';
 export * from './webhook/json-patch-diff.ts';
 export * from './webhook/server.ts';

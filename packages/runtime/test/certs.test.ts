@@ -126,10 +126,19 @@ describe('CertManager', () => {
       crdGroup: 'apps.kruise.io',
     });
     const certs = await manager.sync();
-    const crd = await client.get(Resources.CustomResourceDefinition, undefined, 'things.apps.kruise.io');
-    expect(crd.spec.conversion.webhook.clientConfig.caBundle).toBe(
-      Buffer.from(certs.caCert).toString('base64'),
-    );
+    const clientConfig = async () =>
+      (await client.get(Resources.CustomResourceDefinition, undefined, 'things.apps.kruise.io')).spec
+        .conversion.webhook.clientConfig;
+    // the CA bundle, and the Service whose name the certificate carries (the path stays)
+    expect(await clientConfig()).toEqual({
+      caBundle: Buffer.from(certs.caCert).toString('base64'),
+      service: { name: 'conv-service', namespace: 'kruise-system', path: '/convert' },
+    });
+    // new certificates (here: the Secret lost) reach the CRD at the next pass
+    await client.delete(Resources.Secret, 'kruise-system', 'conv-certs');
+    const renewed = await manager.sync();
+    expect(renewed.caCert).not.toBe(certs.caCert);
+    expect((await clientConfig()).caBundle).toBe(Buffer.from(renewed.caCert).toString('base64'));
   });
 
   it('lets several replicas converge on one certificate', async () => {

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { PersistentVolumeClaim, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
-import { LabelSelectorSchema, typeMetaFields } from './common.ts';
+import { labelSelectorFields, typeMetaFields } from './common.ts';
 import { Bool, Int32, Int64, IntOrString, Str, Time } from './primitives.ts';
 import { InPlaceUpdateStrategySchema, LifecycleSchema, UpdatePriorityStrategySchema } from './pub.ts';
 
@@ -39,7 +39,10 @@ export type VolumeClaimUpdateStrategyType = 'OnPodRollingUpdate' | 'OnDelete';
 
 const UnorderedUpdateStrategySchema = Type.Object(
   { priorityStrategy: Type.Optional(UpdatePriorityStrategySchema) },
-  { description: 'UnorderedUpdate contains strategies for non-ordered update.' },
+  {
+    description:
+      'UnorderedUpdate contains strategies for non-ordered update. If it is not nil, pods will be updated with non-ordered sequence. Noted that UnorderedUpdate can only be allowed to work with Parallel podManagementPolicy',
+  },
 );
 export type UnorderedUpdateStrategy = Static<typeof UnorderedUpdateStrategySchema>;
 
@@ -102,12 +105,15 @@ const sharedSpecFields = {
       'replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1.',
     ),
   ),
-  selector: LabelSelectorSchema,
+  selector: Type.Object(labelSelectorFields, {
+    description:
+      "selector is a label query over pods that should match the replica count. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+  }),
   template: PodTemplateSpecSchema,
   volumeClaimTemplates: Type.Optional(VolumeClaimTemplatesSchema),
   serviceName: Type.Optional(
     Str(
-      'serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set.',
+      'serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller.',
     ),
   ),
   podManagementPolicy: Type.Optional(
@@ -183,8 +189,10 @@ export type StatefulSetPersistentVolumeClaimRetentionPolicy = Static<typeof Rete
 
 const OrdinalsSchema = Type.Object(
   {
-    start: Int32(
-      "start is the number representing the first replica's index. It may be used to number replicas from an alternate index (eg: 1-indexed) over the default 0-indexed names, or to orchestrate progressive movement of replicas from one StatefulSet to another. If set, replica indices will be in the range: [.spec.ordinals.start, .spec.ordinals.start + .spec.replicas). If unset, defaults to 0. Replica indices will be in the range: [0, .spec.replicas).",
+    start: Type.Optional(
+      Int32(
+        "start is the number representing the first replica's index. It may be used to number replicas from an alternate index (eg: 1-indexed) over the default 0-indexed names, or to orchestrate progressive movement of replicas from one StatefulSet to another. If set, replica indices will be in the range: [.spec.ordinals.start, .spec.ordinals.start + .spec.replicas). If unset, defaults to 0. Replica indices will be in the range: [0, .spec.replicas).",
+      ),
     ),
   },
   {
@@ -242,22 +250,29 @@ export type StatefulSetCondition = Static<typeof StatefulSetConditionSchema>;
 
 const VolumeClaimStatusSchema = Type.Object(
   {
-    volumeClaimName: Str('VolumeClaimName is the name of the volume claim.'),
+    volumeClaimName: Str(
+      'VolumeClaimName is the name of the volume claim. This is a unique identifier used to reference a specific volume claim.',
+    ),
     compatibleReplicas: Int32(
-      'CompatibleReplicas is the number of replicas currently compatible with the volume claim.',
+      'CompatibleReplicas is the number of replicas currently compatible with the volume claim. It indicates how many replicas can function properly, being compatible with this volume claim. Compatibility is determined by whether the PVC spec storage requests are greater than or equal to the template spec storage requests',
     ),
     compatibleReadyReplicas: Int32(
-      'CompatibleReadyReplicas is the number of replicas that are both ready and compatible with the volume claim.',
+      'CompatibleReadyReplicas is the number of replicas that are both ready and compatible with the volume claim. It highlights that these replicas are not only compatible but also ready to be put into service immediately. Compatibility is determined by whether the pvc spec storage requests are greater than or equal to the template spec storage requests The "ready" status is determined by whether the PVC status capacity is greater than or equal to the PVC spec storage requests.',
     ),
   },
-  { description: 'VolumeClaimStatus describes the status of a volume claim template.' },
+  {
+    description:
+      'VolumeClaimStatus describes the status of a volume claim template. It provides details about the compatibility and readiness of the volume claim.',
+  },
 );
 export type VolumeClaimStatus = Static<typeof VolumeClaimStatusSchema>;
 
 /** The status fields both versions have. */
 const sharedStatusFields = {
   observedGeneration: Type.Optional(
-    Int64('observedGeneration is the most recent generation observed for this StatefulSet.'),
+    Int64(
+      "observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.",
+    ),
   ),
   replicas: Int32('replicas is the number of Pods created by the StatefulSet controller.'),
   readyReplicas: Int32(

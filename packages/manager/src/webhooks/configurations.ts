@@ -31,7 +31,7 @@ export function webhookConfigurations(gates: FeatureGates, namespace = WEBHOOK_N
     rules: [
       {
         apiGroups: [r.group ?? GROUP],
-        apiVersions: [r.version ?? VERSION],
+        apiVersions: r.versions ?? [VERSION],
         operations: r.operations ?? ['CREATE', 'UPDATE'],
         resources: [r.plural],
         scope: '*',

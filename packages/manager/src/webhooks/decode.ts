@@ -8,15 +8,18 @@ const isObject = (v: unknown): v is Record<string, any> =>
 /** Fields of a kind's spec that hold core/v1 structs (their CRD schema keeps unknown fields). */
 const EMBEDDED: Record<string, Record<string, string>> = {
   CloneSet: { template: 'PodTemplateSpec', volumeClaimTemplates: '[]PersistentVolumeClaim' },
+  StatefulSet: { template: 'PodTemplateSpec', volumeClaimTemplates: '[]PersistentVolumeClaim' },
 };
 
 /**
  * The request's object when it has the shape the handlers read (an object whose `spec`, if any,
- * is an object), or a 400 denial with a decoding message as controller-runtime's decoder gives.
+ * is an object), or a 400 denial with a decoding message as controller-runtime's decoder gives
+ * (`version`: the Go package the kind is decoded into, v1alpha1 unless told).
  */
 export function decodeObject<T>(
   request: AdmissionRequest,
   kind: string,
+  version = 'v1alpha1',
 ): { obj: T } | { response: AdmissionResponse } {
   const obj = request.object;
   if (!isObject(obj)) return { response: denied(400, `there is no content to decode`) };
@@ -24,7 +27,7 @@ export function decodeObject<T>(
     return {
       response: denied(
         400,
-        `json: cannot unmarshal ${Array.isArray(obj.spec) ? 'array' : typeof obj.spec} into Go struct field ${kind}.spec of type v1alpha1.${kind}Spec`,
+        `json: cannot unmarshal ${Array.isArray(obj.spec) ? 'array' : typeof obj.spec} into Go struct field ${kind}.spec of type ${version}.${kind}Spec`,
       ),
     };
   }

@@ -91,7 +91,7 @@ export function goStringMap(m: Record<string, string> | undefined | null): GoVal
 
 /** `[]string{"a", "b"}`, or `[]string(nil)`. */
 export function goStringSlice(s: string[] | undefined | null): GoValue {
-  return new GoValue(s ? `[]string{${s.map(quote).join(', ')}}` : '[]string(nil)');
+  return goSlice('string', s?.map(quote));
 }
 
 /** A metav1.LabelSelector as `%#v` prints it. */
@@ -121,3 +121,28 @@ export function goIntOrString(v: number | string | undefined | null): GoValue {
     ? new GoValue(`intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}`)
     : new GoValue(`intstr.IntOrString{Type:1, IntVal:0, StrVal:${quote(v)}}`);
 }
+
+/**
+ * Where Go's `%#v` prints a non-nil pointer it prints the address the value lives at, which differs
+ * from one request to the next; this fixed address stands in for it.
+ */
+export const GO_ADDRESS = '0xc000a1c000';
+
+/** A pointer as `%#v` prints it inside a struct: `(*int32)(nil)` or `(*int32)(0xc…)`. */
+export const goPointer = (type: string, present: boolean): string =>
+  `(*${type})(${present ? GO_ADDRESS : 'nil'})`;
+
+/** A struct as `%#v` prints it: `pkg.Type{Field:value, …}` (values already in Go's text). */
+export const goStruct = (type: string, fields: [string, string][]): GoValue =>
+  new GoValue(`${type}{${fields.map(([k, v]) => `${k}:${v}`).join(', ')}}`);
+
+/** A slice as `%#v` prints it: `[]T{a, b}`, or `[]T(nil)` when absent. */
+export const goSlice = (type: string, items: string[] | undefined): GoValue =>
+  new GoValue(items ? `[]${type}{${items.join(', ')}}` : `[]${type}(nil)`);
+
+/** A Go string as `%#v` prints it. */
+export const goString = (s: string | undefined | null): string => quote(s ?? '');
+
+/** ValidateNonnegativeField: `must be greater than or equal to 0` for a negative number. */
+export const nonNegative = (field: string, v: number | undefined | null): FieldError[] =>
+  v !== undefined && v !== null && v < 0 ? [invalid(field, v, 'must be greater than or equal to 0')] : [];

@@ -11,6 +11,9 @@ import { validateImagePullJob } from './imagepulljob/validating.ts';
 import { mutateNodeImage } from './nodeimage/mutating.ts';
 import { validateNodeImage } from './nodeimage/validating.ts';
 import { mutatePod } from './pod/mutating.ts';
+import { mutateStatefulSet } from './statefulset/mutating.ts';
+import { validateStatefulSet } from './statefulset/validating.ts';
+import type { StorageClassLookup } from './statefulset/volume-claim-update.ts';
 
 /** One webhook: its path (upstream's ≤1.8 spelling, the one our configurations use) and handler. */
 export interface WebhookRoute {
@@ -19,9 +22,9 @@ export interface WebhookRoute {
   mutating: boolean;
   path: string;
   handler: AdmissionHandler;
-  /** API group and version of the resource (apps.kruise.io/v1alpha1 when absent). */
+  /** API group and versions of the resource (apps.kruise.io/v1alpha1 when absent). */
   group?: string;
-  version?: string;
+  versions?: string[];
   /** Operations the webhook sees (CREATE and UPDATE when absent). */
   operations?: string[];
   /** Namespaces it skips: those with this label key. */
@@ -34,8 +37,21 @@ const NO_LOOKUP: CrrLookup = {
   node: () => Promise.reject(new Error('no API access')),
 };
 
-/** Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's and the pod pipeline (gate PodWebhook). */
-export function webhookRoutes(gates: FeatureGates, crrLookup: CrrLookup = NO_LOOKUP): WebhookRoute[] {
+/** StorageClasses for generating configurations, where no request is ever served. */
+const NO_STORAGE_CLASSES: StorageClassLookup = {
+  get: () => Promise.reject(new Error('no API access')),
+  list: () => Promise.reject(new Error('no API access')),
+};
+
+/**
+ * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
+ * Advanced StatefulSet's and the pod pipeline (gate PodWebhook).
+ */
+export function webhookRoutes(
+  gates: FeatureGates,
+  crrLookup: CrrLookup = NO_LOOKUP,
+  storageClasses: StorageClassLookup = NO_STORAGE_CLASSES,
+): WebhookRoute[] {
   return [
     {
       kind: 'ImagePullJob',
@@ -105,6 +121,23 @@ export function webhookRoutes(gates: FeatureGates, crrLookup: CrrLookup = NO_LOO
         return pod as Pod;
       }),
     },
+    {
+      kind: 'StatefulSet',
+      plural: 'statefulsets',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-statefulset',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateStatefulSet(gates),
+    },
+    {
+      kind: 'StatefulSet',
+      plural: 'statefulsets',
+      mutating: false,
+      path: '/validate-apps-kruise-io-statefulset',
+      versions: ['v1alpha1', 'v1beta1'],
+      operations: ['CREATE', 'UPDATE', 'DELETE'],
+      handler: validateStatefulSet(gates, { storageClasses }),
+    },
     ...(gates.enabled('PodWebhook')
       ? [
           {
@@ -113,7 +146,7 @@ export function webhookRoutes(gates: FeatureGates, crrLookup: CrrLookup = NO_LOO
             mutating: true,
             path: '/mutate-pod',
             group: '',
-            version: 'v1',
+            versions: ['v1'],
             operations: ['CREATE'],
             skipNamespacesLabelled: 'control-plane',
             handler: mutatePod(gates),

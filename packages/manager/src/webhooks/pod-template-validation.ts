@@ -1,5 +1,5 @@
 import { parseQuantity, quantitiesEqual } from '@kruise/kube-compat';
-import type { Container, PodTemplateSpec, Volume } from 'kubernetes-types/core/v1.js';
+import type { Container, PodSpec, PodTemplateSpec, Volume } from 'kubernetes-types/core/v1.js';
 import { duplicate, type FieldError, invalid, notFound, notSupported, required } from './field-errors.ts';
 
 /**
@@ -48,16 +48,104 @@ export function qualifiedNameErrors(key: string): string[] {
   return out;
 }
 
+/** A label value's problems (Kubernetes' IsValidLabelValue: its length, then its characters). */
+export function labelValueErrors(value: string): string[] {
+  const out: string[] = [];
+  if (value.length > 63) out.push('must be no more than 63 characters');
+  if (!LABEL_VALUE.test(value)) out.push(LABEL_VALUE_MSG);
+  return out;
+}
+
 /** Kubernetes' ValidateLabels over a labels map at `field`. */
 export function labelsErrors(labels: Record<string, string> | undefined, field: string): FieldError[] {
   const out: FieldError[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
     for (const msg of qualifiedNameErrors(k)) out.push(invalid(field, k, msg));
-    if (typeof v !== 'string' || v.length > 63)
-      out.push(invalid(field, v, 'must be no more than 63 characters'));
-    else if (!LABEL_VALUE.test(v)) out.push(invalid(field, v, LABEL_VALUE_MSG));
+    for (const msg of labelValueErrors(String(v))) out.push(invalid(field, v, msg));
   }
   return out;
+}
+
+/** Kubernetes' ValidateAnnotations (sizes aside): keys are qualified names, whatever their case. */
+export function annotationsErrors(
+  annotations: Record<string, string> | undefined,
+  field: string,
+): FieldError[] {
+  const out: FieldError[] = [];
+  for (const k of Object.keys(annotations ?? {}))
+    for (const msg of qualifiedNameErrors(k.toLowerCase())) out.push(invalid(field, k, msg));
+  return out;
+}
+
+const MIRROR_POD = 'kubernetes.io/config.mirror';
+const SECCOMP_POD = 'seccomp.security.alpha.kubernetes.io/pod';
+const SECCOMP_CONTAINER = 'container.seccomp.security.alpha.kubernetes.io/';
+const APPARMOR_CONTAINER = 'container.apparmor.security.beta.kubernetes.io/';
+
+function seccompProfileErrors(profile: string, field: string): FieldError[] {
+  if (['runtime/default', 'docker/default', 'unconfined'].includes(profile)) return [];
+  if (!profile.startsWith('localhost/')) return [invalid(field, profile, 'must be a valid seccomp profile')];
+  const path = profile.slice('localhost/'.length);
+  const out: FieldError[] = [];
+  if (path.startsWith('/')) out.push(invalid(field, path, 'must be a relative path'));
+  if (path.split('/').includes('..')) out.push(invalid(field, path, "must not contain '..'"));
+  return out;
+}
+
+/**
+ * Kubernetes' ValidatePodSpecificAnnotations as Kruise's webhooks run it (any pod deletion cost
+ * allowed): the mirror-pod annotation needs a node, and the deprecated seccomp and AppArmor
+ * annotations name valid profiles (and, for AppArmor, a container of the pod).
+ */
+export function podSpecificAnnotationErrors(
+  annotations: Record<string, string> | undefined,
+  spec: PodSpec | undefined,
+  field: string,
+): FieldError[] {
+  const out: FieldError[] = [];
+  const all = annotations ?? {};
+  if (MIRROR_POD in all && !spec?.nodeName)
+    out.push(
+      invalid(
+        `${field}[${MIRROR_POD}]`,
+        all[MIRROR_POD],
+        'must set spec.nodeName if mirror pod annotation is set',
+      ),
+    );
+  if (SECCOMP_POD in all) out.push(...seccompProfileErrors(all[SECCOMP_POD]!, `${field}.${SECCOMP_POD}`));
+  for (const [k, v] of Object.entries(all))
+    if (k.startsWith(SECCOMP_CONTAINER)) out.push(...seccompProfileErrors(v, `${field}.${k}`));
+  const containers = new Set(
+    [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...(spec?.ephemeralContainers ?? [])].map(
+      (c) => c.name,
+    ),
+  );
+  for (const [k, v] of Object.entries(all)) {
+    if (!k.startsWith(APPARMOR_CONTAINER)) continue;
+    const container = k.slice(APPARMOR_CONTAINER.length);
+    if (!containers.has(container)) out.push(invalid(`${field}[${k}]`, container, 'container not found'));
+    if (v && v !== 'runtime/default' && v !== 'unconfined' && !v.startsWith('localhost/'))
+      out.push(invalid(`${field}[${k}]`, v, `invalid AppArmor profile name: ${JSON.stringify(v)}`));
+  }
+  return out;
+}
+
+/**
+ * What Kubernetes validates of a StatefulSet's pod template besides its selector
+ * (ValidatePodTemplateSpecForStatefulSet): the template's labels and annotations, at
+ * `<field>.labels` and `<field>.annotations`. The pod spec itself is left to the API server when
+ * the pods are created, as Kubernetes leaves it.
+ */
+export function podTemplateMetadataErrors(
+  template: PodTemplateSpec | undefined,
+  field: string,
+): FieldError[] {
+  const annotations = template?.metadata?.annotations;
+  return [
+    ...labelsErrors(template?.metadata?.labels, `${field}.labels`),
+    ...annotationsErrors(annotations, `${field}.annotations`),
+    ...podSpecificAnnotationErrors(annotations, template?.spec, `${field}.annotations`),
+  ];
 }
 
 function containerErrors(
@@ -151,8 +239,7 @@ export function podTemplateErrors(
 ): FieldError[] {
   const out: FieldError[] = [];
   out.push(...labelsErrors(template?.metadata?.labels, `${field}.metadata.labels`));
-  for (const k of Object.keys(template?.metadata?.annotations ?? {}))
-    for (const msg of qualifiedNameErrors(k)) out.push(invalid(`${field}.metadata.annotations`, k, msg));
+  out.push(...annotationsErrors(template?.metadata?.annotations, `${field}.metadata.annotations`));
   const spec = template?.spec;
   const sp = `${field}.spec`;
   const vols = volumeErrors(

@@ -1,9 +1,12 @@
+import { CONVERSION_WEBHOOK } from '@kruise/api';
 import { CertManager, isNotFound, type Manager, Resources, WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { trimmedNodes, trimmedPods } from '../informers.ts';
 import type { ManagerOptions } from '../options.ts';
 import { WEBHOOK_NAMES } from './configurations.ts';
+import { kruiseConversions } from './conversion/index.ts';
 import { registerRoutes, webhookRoutes } from './paths.ts';
+import { apiStorageClasses } from './statefulset/storage-classes.ts';
 
 /** The admission webhooks as the manager runs them: the server, its certificates and the port it bound. */
 export interface Webhooks {
@@ -14,9 +17,9 @@ export interface Webhooks {
 }
 
 /**
- * Adds the webhook server (every route behind its feature gate, see `webhookRoutes`) and its
- * self-managed certificates to the manager; they run on every replica, leader or not, and
- * `/readyz` waits for the server.
+ * Adds the webhook server (every admission route behind its feature gate, see `webhookRoutes`; the
+ * CRD conversion webhook at `/convert`) and its self-managed certificates to the manager; they run
+ * on every replica, leader or not, and `/readyz` waits for the server.
  */
 export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
   const { client, log } = manager;
@@ -50,20 +53,26 @@ export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
   const nodes = trimmedNodes(manager);
   registerRoutes(
     server,
-    webhookRoutes(flags.featureGates, {
-      // The caches first (as upstream's cached client); the API when they do not have it yet.
-      pod: async (ns, name) => {
-        const cached = pods.get(`${ns}/${name}`);
-        if (cached && (cached.status?.containerStatuses ?? []).every((s) => s.containerID)) return cached;
-        try {
-          return await client.get<Pod>(Resources.Pod, ns, name);
-        } catch (err) {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        }
+    webhookRoutes(
+      flags.featureGates,
+      {
+        // The caches first (as upstream's cached client); the API when they do not have it yet.
+        pod: async (ns, name) => {
+          const cached = pods.get(`${ns}/${name}`);
+          if (cached && (cached.status?.containerStatuses ?? []).every((s) => s.containerID)) return cached;
+          try {
+            return await client.get<Pod>(Resources.Pod, ns, name);
+          } catch (err) {
+            if (isNotFound(err)) return undefined;
+            throw err;
+          }
+        },
+        node: async (name) => nodes.get(name) ?? client.get(Resources.Node, undefined, name),
       },
-      node: async (name) => nodes.get(name) ?? client.get(Resources.Node, undefined, name),
-    }),
+      apiStorageClasses(client),
+    ),
   );
+  const conversions = kruiseConversions();
+  server.registerConversion(CONVERSION_WEBHOOK.path, (request) => conversions.review(request));
   return { server, certs, port: () => port };
 }

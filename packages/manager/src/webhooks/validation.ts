@@ -1,4 +1,7 @@
-import { parseImageReference } from '@kruise/kube-compat';
+import type { UpdatePriorityStrategy } from '@kruise/api';
+import { goAtoi, parseImageReference } from '@kruise/kube-compat';
+import { type FieldError, forbidden, invalid, required } from './field-errors.ts';
+import { labelsErrors, labelValueErrors, qualifiedNameErrors } from './pod-template-validation.ts';
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -57,10 +60,13 @@ export function parallelismError(parallelism: unknown): string | undefined {
   if (parallelism === undefined || parallelism === null) return undefined;
   if (typeof parallelism === 'string') {
     if (parallelism.endsWith('%')) return 'parallelism does not support percentage value';
-    if (!/^[+-]?\d+$/.test(parallelism))
-      return `parallelism must be a valid integer: strconv.Atoi: parsing "${parallelism}": invalid syntax`;
-    if (Number(parallelism) < 0) return 'parallelism must be non-negative';
-    return undefined;
+    let n: number;
+    try {
+      n = goAtoi(parallelism);
+    } catch (err) {
+      return `parallelism must be a valid integer: ${(err as Error).message}`;
+    }
+    return n < 0 ? 'parallelism must be non-negative' : undefined;
   }
   if (typeof parallelism !== 'number' || !Number.isInteger(parallelism))
     return 'parallelism must be a valid integer';
@@ -75,4 +81,51 @@ export function imageError(image: string): string | undefined {
   } catch (err) {
     return `invalid image ${image}: ${(err as Error).message}`;
   }
+}
+
+/**
+ * apimachinery's ValidateLabelSelector (label values checked too): errors at
+ * `<field>.matchLabels` and `<field>.matchExpressions[i].…`.
+ */
+export function labelSelectorFieldErrors(selector: any, field: string): FieldError[] {
+  if (selector === null || selector === undefined) return [];
+  const out = labelsErrors(selector.matchLabels ?? undefined, `${field}.matchLabels`);
+  for (const [i, expr] of (selector.matchExpressions ?? []).entries()) {
+    const at = `${field}.matchExpressions[${i}]`;
+    const values: string[] = expr?.values ?? [];
+    const operator = expr?.operator ?? '';
+    if (operator === 'In' || operator === 'NotIn') {
+      if (!values.length)
+        out.push(required(`${at}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+    } else if (operator === 'Exists' || operator === 'DoesNotExist') {
+      if (values.length)
+        out.push(
+          forbidden(`${at}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
+        );
+    } else out.push(invalid(`${at}.operator`, operator, 'not a valid selector operator'));
+    const key = String(expr?.key ?? '');
+    for (const msg of qualifiedNameErrors(key)) out.push(invalid(`${at}.key`, key, msg));
+    for (const [j, v] of values.entries())
+      for (const msg of labelValueErrors(String(v))) out.push(invalid(`${at}.values[${j}]`, v, msg));
+  }
+  return out;
+}
+
+/** UpdatePriorityStrategy's FieldsValidation: its first problem in upstream's words, or undefined. */
+export function priorityStrategyError(
+  priority: UpdatePriorityStrategy | undefined | null,
+): string | undefined {
+  if (!priority) return undefined;
+  if (priority.weightPriority?.length && priority.orderPriority?.length)
+    return 'only one of weightPriority and orderPriority can be used';
+  for (const w of priority.weightPriority ?? []) {
+    const sel = w.matchSelector ?? {};
+    if (w.weight < 0 || w.weight > 100) return 'weight must be valid number in the range 1-100';
+    if (!Object.keys(sel.matchLabels ?? {}).length && !sel.matchExpressions?.length)
+      return 'selector can not be empty';
+    const e = labelSelectorError(sel);
+    if (e) return `invalid selector ${e}`;
+  }
+  if ((priority.orderPriority ?? []).some((o) => !o.orderedKey)) return 'order key can not be empty';
+  return undefined;
 }

@@ -7,6 +7,7 @@ import { atRest } from '../../../../test/support/reconciled.ts';
 import { ignorePodUpdateEvent } from '../../src/controllers/cloneset/pod-event-filter.ts';
 import { trimmedPods } from '../../src/informers.ts';
 import type { InPlaceUpdateOptions } from '../../src/workload/inplaceupdate/control.ts';
+import { cloneSetRevisionAdapter } from '../../src/workload/revision/pod-revision.ts';
 import {
   available,
   type CloneSetEnv,
@@ -22,6 +23,7 @@ import {
 const opts = (verticalScaling = false): InPlaceUpdateOptions => ({
   gates: { verticalScaling },
   kubeletHash: kubeletContainerHash,
+  revisions: cloneSetRevisionAdapter(false),
 });
 const pod = (p: {
   labels?: Record<string, string>;

@@ -23,6 +23,7 @@ import {
 } from '../../src/workload/inplaceupdate/index.ts';
 import { barrierEnv } from '../../src/workload/launch-priority.ts';
 import { newRevision } from '../../src/workload/revision/index.ts';
+import { cloneSetRevisionAdapter } from '../../src/workload/revision/pod-revision.ts';
 
 const GATES = { envFromMetadata: true };
 
@@ -435,6 +436,7 @@ describe('in-place update flow', () => {
   const opts = (extra: Partial<InPlaceUpdateOptions> = {}): InPlaceUpdateOptions => ({
     gates: GATES,
     kubeletHash: () => 0,
+    revisions: cloneSetRevisionAdapter(false),
     ...extra,
   });
 

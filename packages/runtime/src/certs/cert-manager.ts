@@ -4,13 +4,20 @@ import type {
   ValidatingWebhookConfiguration,
 } from 'kubernetes-types/admissionregistration/v1.js';
 import type { Secret } from 'kubernetes-types/core/v1.js';
-import type { KubeClient } from '../kube/client.ts';
+import { Informer } from '../informer/informer.ts';
+import type { KubeClient, KubeObject } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import { Resources } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import { certificatesUsable, createWebhookCertificates, type WebhookCertificates } from './pki.ts';
 
 const DAY = 24 * 3_600_000;
+
+/** What the certificate manager reads of a CRD (a CRD's schemas can be large; the cache keeps this). */
+const trimCrd = (crd: KubeObject): KubeObject => ({
+  metadata: { name: crd.metadata?.name, resourceVersion: crd.metadata?.resourceVersion },
+  spec: { group: crd.spec?.group, conversion: crd.spec?.conversion },
+});
 
 /** Where the webhook certificates live and who gets their CA bundle. */
 export interface CertManagerOptions {
@@ -19,7 +26,11 @@ export interface CertManagerOptions {
   secretName?: string;
   mutatingConfigurations?: string[];
   validatingConfigurations?: string[];
-  /** CRDs of this API group with a Webhook conversion strategy get the bundle too. */
+  /**
+   * CRDs of this API group with a Webhook conversion strategy get the bundle too, and this
+   * manager's Service (unless they name a URL). They are watched, so a CRD applied again without
+   * them gets them back at once.
+   */
   crdGroup?: string;
   caValidityMs?: number;
   certValidityMs?: number;
@@ -35,8 +46,9 @@ export interface CertManagerOptions {
 /**
  * Keeps a self-signed CA and the webhook's serving certificate in a Secret (`ca-cert.pem`,
  * `ca-key.pem`, `tls.crt`, `tls.key`, plus `cert.pem`/`key.pem` as upstream), renews them before
- * they expire, and writes the CA into the webhook configurations. Replicas converge: whoever
- * writes the Secret first wins and the others adopt its certificates.
+ * they expire, and writes the CA into the webhook configurations and into the conversion webhook
+ * of the group's multi-version CRDs. Replicas converge: whoever writes the Secret first wins and
+ * the others adopt its certificates.
  */
 export class CertManager {
   private readonly client: KubeClient;
@@ -46,6 +58,8 @@ export class CertManager {
   private current: WebhookCertificates | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  /** The CRDs (trimmed), while started with a `crdGroup`. */
+  private crds: Informer | undefined;
 
   constructor(client: KubeClient, options: CertManagerOptions) {
     this.client = client;
@@ -76,8 +90,28 @@ export class CertManager {
     return this.current;
   }
 
-  /** Ensures usable certificates and CA bundles now, then re-checks every `resyncMs`. */
+  /** Ensures usable certificates and CA bundles now, then re-checks every `resyncMs` and on every CRD change. */
   async start(): Promise<WebhookCertificates> {
+    if (this.o.crdGroup) {
+      const crds = new Informer(this.client, {
+        resource: Resources.CustomResourceDefinition,
+        transform: trimCrd,
+        logger: this.log,
+      });
+      const changed = (crd: KubeObject) => {
+        if (!this.current) return;
+        const caBundle = Buffer.from(this.current.caCert).toString('base64');
+        this.running = this.running
+          .then(() => this.injectConversionBundleInto(crd, caBundle))
+          .catch((err) =>
+            this.log.warn({ err: (err as Error).message }, 'conversion caBundle update failed'),
+          );
+      };
+      crds.addEventHandler({ add: changed, update: (_old, crd) => changed(crd) });
+      crds.start();
+      await crds.waitForSync();
+      this.crds = crds;
+    }
     const certs = await this.sync();
     this.timer = setInterval(() => {
       this.running = this.sync().catch((err) =>
@@ -88,9 +122,11 @@ export class CertManager {
     return certs;
   }
 
-  /** Stops the periodic check. */
+  /** Stops the periodic check and the CRD watch. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.crds?.stop();
+    this.crds = undefined;
     await this.running;
   }
 
@@ -197,14 +233,28 @@ export class CertManager {
   }
 
   private async injectConversionBundle(caBundle: string): Promise<void> {
-    const crds = await this.client.listAll(Resources.CustomResourceDefinition);
-    for (const crd of crds.items) {
-      if (crd.spec?.group !== this.o.crdGroup || crd.spec?.conversion?.strategy !== 'Webhook') continue;
-      const clientConfig = crd.spec.conversion.webhook?.clientConfig ?? {};
-      if (clientConfig.caBundle === caBundle) continue;
-      await this.client.mergePatch(Resources.CustomResourceDefinition, undefined, crd.metadata?.name, {
-        spec: { conversion: { webhook: { clientConfig: { caBundle } } } },
-      });
-    }
+    const crds = this.crds?.list() ?? (await this.client.listAll(Resources.CustomResourceDefinition)).items;
+    for (const crd of crds) await this.injectConversionBundleInto(crd, caBundle);
+  }
+
+  /**
+   * Points a Webhook-conversion CRD of the group at this webhook: the CA bundle, and the Service
+   * (namespace and name; path and port stay the CRD's) unless it names a URL — as upstream's
+   * webhook controller rewrites the conversion client config.
+   */
+  private async injectConversionBundleInto(crd: KubeObject, caBundle: string): Promise<void> {
+    if (crd.spec?.group !== this.o.crdGroup || crd.spec?.conversion?.strategy !== 'Webhook') return;
+    const clientConfig = crd.spec.conversion.webhook?.clientConfig ?? {};
+    const service = { namespace: this.o.namespace, name: this.o.serviceName };
+    const serviceRight =
+      clientConfig.url ||
+      (clientConfig.service?.namespace === service.namespace && clientConfig.service?.name === service.name);
+    if (clientConfig.caBundle === caBundle && serviceRight) return;
+    await this.client.mergePatch(Resources.CustomResourceDefinition, undefined, crd.metadata?.name, {
+      spec: {
+        conversion: { webhook: { clientConfig: { caBundle, ...(clientConfig.url ? {} : { service }) } } },
+      },
+    });
+    this.log.info({ crd: crd.metadata?.name }, 'conversion webhook caBundle updated');
   }
 }

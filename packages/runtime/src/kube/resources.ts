@@ -39,6 +39,7 @@ export const Resources = {
   ControllerRevision: ref('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true),
   PersistentVolumeClaim: ref('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true),
   PersistentVolume: ref('', 'v1', 'persistentvolumes', 'PersistentVolume', false),
+  StorageClass: ref('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false),
 } as const;
 
 /** `apiVersion` of a resource. */

@@ -2,6 +2,25 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import type { AdmissionHandler, AdmissionRequest } from './admission.ts';
+import type { ConversionHandler, ConversionRequest } from './conversion.ts';
+
+/** What is served at a path: admission (AdmissionReview) or conversion (ConversionReview). */
+type Route =
+  | { review: 'AdmissionReview'; handler: AdmissionHandler }
+  | { review: 'ConversionReview'; handler: ConversionHandler };
+
+/** The API version a review is answered at when the request names none. */
+const DEFAULT_API_VERSION: Record<Route['review'], string> = {
+  AdmissionReview: 'admission.k8s.io/v1',
+  ConversionReview: 'apiextensions.k8s.io/v1',
+};
+
+/** The response to a review whose handler threw: a denial (admission) or a Failure result (conversion). */
+function internalError(route: Route, message: string): Record<string, unknown> {
+  return route.review === 'AdmissionReview'
+    ? { allowed: false, status: { code: 500, message } }
+    : { convertedObjects: [], result: { status: 'Failure', message } };
+}
 
 /** Largest AdmissionReview accepted (kube-apiserver's request limit is 3 MiB; objects fit in it). */
 export const MAX_REVIEW_BYTES = 7 * 1024 * 1024;
@@ -21,12 +40,14 @@ export interface ServingCertificate {
 }
 
 /**
- * The admission webhook server: HTTPS, AdmissionReview v1 in and out, handlers by path. Malformed
- * bodies, wrong content types and oversized bodies get 400 (as controller-runtime answers them) and the process keeps serving;
- * a handler that throws answers 500 for that request only. Certificates are swapped without a restart.
+ * The webhook server: HTTPS, handlers by path, each serving admission (AdmissionReview) or CRD
+ * conversion (ConversionReview, e.g. at `/convert`); a review is answered at the API version it
+ * came in (v1 or v1beta1). Malformed bodies, wrong content types and oversized bodies get 400 (as
+ * controller-runtime answers them) and the process keeps serving; a handler that throws fails that
+ * request only (a 500 denial, a Failure result). Certificates are swapped without a restart.
  */
 export class WebhookServer {
-  private readonly handlers = new Map<string, AdmissionHandler>();
+  private readonly routes = new Map<string, Route>();
   private server: Server | undefined;
   private readonly log: Logger;
   private started = false;
@@ -38,14 +59,19 @@ export class WebhookServer {
     this.log = (options.logger ?? silentLogger).child({ server: 'webhook' });
   }
 
-  /** Registers a handler at a path. */
+  /** Registers an admission handler at a path. */
   register(path: string, handler: AdmissionHandler): void {
-    this.handlers.set(path, handler);
+    this.routes.set(path, { review: 'AdmissionReview', handler });
+  }
+
+  /** Registers a CRD conversion handler at a path (upstream's is `/convert`). */
+  registerConversion(path: string, handler: ConversionHandler): void {
+    this.routes.set(path, { review: 'ConversionReview', handler });
   }
 
   /** Paths that have a handler. */
   paths(): string[] {
-    return [...this.handlers.keys()];
+    return [...this.routes.keys()];
   }
 
   /** TLS connections accepted since the start (each one a handshake). */
@@ -71,13 +97,13 @@ export class WebhookServer {
         res.end(text);
       };
       const fail = (code: number, message: string) => {
-        this.log.warn({ path: req.url, code, err: message }, 'rejected a malformed admission request');
+        this.log.warn({ path: req.url, code, err: message }, 'rejected a malformed webhook request');
         reply(code, { error: message });
       };
       const path = (req.url ?? '/').split('?')[0]!;
-      const handler = this.handlers.get(path);
+      const route = this.routes.get(path);
       if (req.method !== 'POST') return fail(405, `method ${req.method} not allowed`);
-      if (!handler) return fail(404, `no webhook at ${path}`);
+      if (!route) return fail(404, `no webhook at ${path}`);
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
       if (contentType !== 'application/json')
         return fail(400, `contentType=${contentType}, expected application/json`);
@@ -102,37 +128,35 @@ export class WebhookServer {
         } catch {
           return fail(400, 'the request body is not valid JSON');
         }
-        const request: AdmissionRequest | undefined = review?.request;
+        const request: (AdmissionRequest & ConversionRequest) | undefined = review?.request;
         if (
-          review?.kind !== 'AdmissionReview' ||
+          review?.kind !== route.review ||
           !request ||
           typeof request !== 'object' ||
           typeof request.uid !== 'string'
         ) {
-          return fail(400, 'the body is not an AdmissionReview with a request');
+          return fail(400, `the body is no ${route.review} with a request`);
         }
         Promise.resolve()
-          .then(() => handler(request))
-          .then((response) => {
-            this.served.set(path, (this.served.get(path) ?? 0) + 1);
+          .then(() => route.handler(request))
+          .then(
+            (response): object => {
+              this.served.set(path, (this.served.get(path) ?? 0) + 1);
+              return response;
+            },
+            (err) => {
+              const message = (err as Error)?.message ?? String(err);
+              this.log.error({ path, err: message }, 'webhook handler failed');
+              return internalError(route, `internal error: ${message}`);
+            },
+          )
+          .then((response) =>
             reply(200, {
-              apiVersion: review.apiVersion ?? 'admission.k8s.io/v1',
-              kind: 'AdmissionReview',
+              apiVersion: review.apiVersion ?? DEFAULT_API_VERSION[route.review],
+              kind: route.review,
               response: { ...response, uid: request.uid },
-            });
-          })
-          .catch((err) => {
-            this.log.error({ path, err: (err as Error)?.message ?? String(err) }, 'admission handler failed');
-            reply(200, {
-              apiVersion: 'admission.k8s.io/v1',
-              kind: 'AdmissionReview',
-              response: {
-                uid: request.uid,
-                allowed: false,
-                status: { code: 500, message: `internal error: ${(err as Error)?.message ?? String(err)}` },
-              },
-            });
-          });
+            }),
+          );
       });
     });
     this.server.keepAliveTimeout = WEBHOOK_KEEP_ALIVE_MS;

@@ -7,8 +7,8 @@ import {
 import { scaledValue } from '@kruise/kube-compat';
 import { isAlreadyExists, isNotFound, type KubeObject, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { PodControls } from '../../workload/pod-controls.ts';
 import type { CloneSetDeps } from './context.ts';
-import type { PodControls } from './pod-controls.ts';
 import { PREDOWNLOAD_CREATED_LABEL, PREDOWNLOAD_IGNORED_LABEL, preDownloadPlan } from './predownload.ts';
 import { message } from './scale.ts';
 import { inPlaceOptions } from './update.ts';

@@ -3,12 +3,13 @@ import { kubeTime, labelSelectorMatches, labelSelectorString } from '@kruise/kub
 import { isNotFound, type KubeObject, type Logger, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { type PodControls, podControls } from '../../workload/pod-controls.ts';
 import { isPodActive } from '../../workload/pod-state.ts';
+import { revisionStore } from '../../workload/revision/store.ts';
 import { type CloneSetDeps, RequeueAfter } from './context.ts';
-import { type PodControls, podControls } from './pod-controls.ts';
 import { syncPreDownload } from './predownload-sync.ts';
 import { cleanupPVCs } from './pvcs.ts';
-import { activeRevisions, applyRevision, revisionStore, truncateHistory } from './revisions.ts';
+import { activeRevisions, applyRevision, truncateHistory } from './revisions.ts';
 import { message, ScaleControl } from './scale.ts';
 import { setCondition } from './status.ts';
 import { updateCloneSetStatus } from './status-writer.ts';

@@ -1,5 +1,4 @@
 import type { CloneSet } from '@kruise/api';
-import { isAlreadyExists, isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { templateFromRevision } from '../../workload/inplaceupdate/calculate.ts';
@@ -11,39 +10,6 @@ import {
   sortRevisions,
 } from '../../workload/revision/history.ts';
 import { hasRevision } from '../../workload/revision/pod-revision.ts';
-
-const asRevision = (o: KubeObject) => o as unknown as ControllerRevision;
-
-/** ControllerRevisions of a namespace over the API. */
-export function revisionStore(client: KubeClient, namespace: string): RevisionStore {
-  return {
-    create: async (r) => {
-      try {
-        return asRevision(await client.create(Resources.ControllerRevision, r as unknown as KubeObject));
-      } catch (err) {
-        if (isAlreadyExists(err)) Object.assign(err as object, { alreadyExists: true });
-        throw err;
-      }
-    },
-    get: async (name) => {
-      try {
-        return asRevision(await client.get(Resources.ControllerRevision, namespace, name));
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
-    update: async (r) =>
-      asRevision(await client.update(Resources.ControllerRevision, r as unknown as KubeObject)),
-    delete: async (r) => {
-      try {
-        await client.delete(Resources.ControllerRevision, namespace, r.metadata?.name ?? '');
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-    },
-  };
-}
 
 /**
  * The current and update revisions of a CloneSet (creating or renumbering the update revision as

@@ -2,12 +2,12 @@ import type { CloneSet } from '@kruise/api';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { hookMarksNotReady, isPodHooked, lifecycleState } from '../../workload/lifecycle/state.ts';
+import { deleteIgnoringNotFound, type PodControls } from '../../workload/pod-controls.ts';
 import { hasRevision } from '../../workload/revision/pod-revision.ts';
 import { isPodAvailable } from './availability.ts';
 import { asKube, type CloneSetDeps, cloneSetKey } from './context.ts';
 import { calculateDiffs } from './diffs.ts';
 import { claimsFor, newVersionedPods } from './new-pods.ts';
-import { deleteIgnoringNotFound, type PodControls } from './pod-controls.ts';
 import {
   availableInstanceIds,
   choosePodsToDelete,

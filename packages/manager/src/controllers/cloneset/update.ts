@@ -10,12 +10,17 @@ import {
   LIFECYCLE_TIMESTAMP_ANNOTATION,
   lifecycleState,
 } from '../../workload/lifecycle/state.ts';
+import { type PodControls, patchPodLabels } from '../../workload/pod-controls.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../workload/pod-state.ts';
-import { hasRevision, POD_TEMPLATE_HASH_LABEL, shortHash } from '../../workload/revision/pod-revision.ts';
+import {
+  cloneSetRevisionAdapter,
+  hasRevision,
+  POD_TEMPLATE_HASH_LABEL,
+  shortHash,
+} from '../../workload/revision/pod-revision.ts';
 import { isPodAvailable } from './availability.ts';
 import type { CloneSetDeps, RequeueAfter } from './context.ts';
 import { calculateDiffs } from './diffs.ts';
-import { type PodControls, patchPodLabels } from './pod-controls.ts';
 import { message } from './scale.ts';
 import { limitUpdates, nextLifecycleState, sortUpdateCandidates, updateCandidates } from './update-plan.ts';
 
@@ -53,7 +58,7 @@ export function inPlaceOptions(
     },
     ...(grace ? { gracePeriodSeconds: grace } : {}),
     ...(strategy?.type === 'InPlaceOnly' ? { ignoreVolumeClaimTemplatesHashDiff: true } : {}),
-    shortHash: deps.gates.enabled('CloneSetShortHash'),
+    revisions: cloneSetRevisionAdapter(deps.gates.enabled('CloneSetShortHash')),
     kubeletHash: deps.kubeletHash,
     verticalScaling: deps.gates.enabled('InPlaceWorkloadVerticalScaling'),
   };

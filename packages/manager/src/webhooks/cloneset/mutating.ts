@@ -1,17 +1,8 @@
 import { type CloneSet, type FeatureGates, setCloneSetDefaults } from '@kruise/api';
 import { type AdmissionHandler, allowed, patched } from '@kruise/runtime';
 
-import { encodeStruct } from '../../workload/revision/go-encode.ts';
 import { decodeObject } from '../decode.ts';
-
-/**
- * The CloneSet as upstream's webhook re-encodes it (Go field rules for its spec); metadata and
- * status are left as sent (the API server owns them).
- */
-function goEncoded(cs: CloneSet): Record<string, unknown> {
-  const encoded = encodeStruct(cs as Record<string, unknown>, 'CloneSet');
-  return { ...encoded, metadata: cs.metadata, ...(cs.status === undefined ? {} : { status: cs.status }) };
-}
+import { goEncodedWorkload, templateDefaulting } from '../workload-defaulting.ts';
 
 /**
  * The CloneSet defaulting webhook (`mcloneset.kb.io`): upstream's defaults (replicas 1,
@@ -25,21 +16,14 @@ export function mutateCloneSet(gates: FeatureGates): AdmissionHandler {
   return (request) => {
     const decoded = decodeObject<CloneSet>(request, 'CloneSet');
     if ('response' in decoded) return decoded.response;
-    const before = goEncoded(decoded.obj);
-    let injectTemplateDefaults = false;
-    if (!gates.enabled('TemplateNoDefaults')) {
-      if (request.operation === 'UPDATE') {
-        const old = decodeObject<CloneSet>({ ...request, object: request.oldObject }, 'CloneSet');
-        if ('response' in old) return old.response;
-        const template = (cs: CloneSet) =>
-          JSON.stringify(
-            encodeStruct((cs.spec?.template ?? {}) as Record<string, unknown>, 'PodTemplateSpec'),
-          );
-        injectTemplateDefaults = template(decoded.obj) !== template(old.obj);
-      } else injectTemplateDefaults = true;
-    }
-    const cs = setCloneSetDefaults(structuredClone(decoded.obj), injectTemplateDefaults);
-    const after = goEncoded(cs);
+    const before = goEncodedWorkload(decoded.obj, 'CloneSet');
+    const defaulting = templateDefaulting(gates, request, decoded.obj.spec?.template, () => {
+      const old = decodeObject<CloneSet>({ ...request, object: request.oldObject }, 'CloneSet');
+      return 'response' in old ? old : { template: old.obj.spec?.template };
+    });
+    if ('response' in defaulting) return defaulting.response;
+    const cs = setCloneSetDefaults(structuredClone(decoded.obj), defaulting.inject);
+    const after = goEncodedWorkload(cs, 'CloneSet');
     if (JSON.stringify(after) === JSON.stringify(before)) return allowed();
     return patched(request.object, after);
   };

@@ -2,8 +2,6 @@ import type { CloneSet, CloneSetSpec, FeatureGates } from '@kruise/api';
 import { labelSelectorMatches, scaledValue } from '@kruise/kube-compat';
 import { type AdmissionHandler, type AdmissionRequest, allowed, denied } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { createPatch } from '../../workload/inplaceupdate/json-patch.ts';
-import { encodeStruct } from '../../workload/revision/go-encode.ts';
 import { decodeObject } from '../decode.ts';
 import {
   aggregate,
@@ -14,10 +12,12 @@ import {
   goStringMap,
   goStringSlice,
   invalid,
+  nonNegative,
   required,
 } from '../field-errors.ts';
 import { labelsErrors, podTemplateErrors } from '../pod-template-validation.ts';
-import { labelSelectorError } from '../validation.ts';
+import { firstNonImageChange, specChangedBeyond } from '../spec-update.ts';
+import { labelSelectorError, priorityStrategyError } from '../validation.ts';
 
 const MAX_INT32 = 2 ** 31 - 1;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -25,9 +25,6 @@ const IMAGE_PATH = /^\/containers\/([0-9]+)\/image$/;
 
 /** Reads a pod for the podsToDelete checks; throws with the API's message (e.g. `pods "x" not found`). */
 export type PodGetter = (namespace: string, name: string) => Promise<Pod>;
-
-const nonNegative = (field: string, v: number | undefined): FieldError[] =>
-  v !== undefined && v < 0 ? [invalid(field, v, 'must be greater than or equal to 0')] : [];
 
 function metadataErrors(cs: CloneSet): FieldError[] {
   const out: FieldError[] = [];
@@ -102,25 +99,8 @@ function updateStrategyErrors(spec: CloneSetSpec, replicas: number): FieldError[
     }
   };
   out.push(...nonNegative(`${f}.partition`, scaled('partition', s.partition)));
-  const priority = s.priorityStrategy;
-  if (priority) {
-    let why: string | undefined;
-    if (priority.weightPriority?.length && priority.orderPriority?.length)
-      why = 'only one of weightPriority and orderPriority can be used';
-    for (const w of priority.weightPriority ?? []) {
-      if (why) break;
-      const sel = w.matchSelector ?? {};
-      if (w.weight < 0 || w.weight > 100) why = 'weight must be valid number in the range 1-100';
-      else if (!Object.keys(sel.matchLabels ?? {}).length && !sel.matchExpressions?.length)
-        why = 'selector can not be empty';
-      else {
-        const e = labelSelectorError(sel);
-        if (e) why = `invalid selector ${e}`;
-      }
-    }
-    if (!why && (priority.orderPriority ?? []).some((o) => !o.orderedKey)) why = 'order key can not be empty';
-    if (why) out.push(required(`${f}.priorityStrategy`, why));
-  }
+  const why = priorityStrategyError(s.priorityStrategy);
+  if (why) out.push(required(`${f}.priorityStrategy`, why));
   const ids = new Set<string>();
   for (const term of s.scatterStrategy ?? []) {
     if (!term.key) {
@@ -220,20 +200,6 @@ async function specErrors(cs: CloneSet, old: CloneSet | undefined, getPod: PodGe
   return out;
 }
 
-/** Empty maps and lists count as absent (apimachinery's semantic equality). */
-function semantic(v: unknown): unknown {
-  if (Array.isArray(v)) return v.length ? v.map(semantic) : undefined;
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      const s = semantic(x);
-      if (s !== undefined) out[k] = s;
-    }
-    return Object.keys(out).length ? out : undefined;
-  }
-  return v ?? undefined;
-}
-
 const MUTABLE: (keyof CloneSetSpec)[] = [
   'replicas',
   'template',
@@ -248,12 +214,7 @@ const MUTABLE: (keyof CloneSetSpec)[] = [
 
 function updateErrors(cs: CloneSet, old: CloneSet): FieldError[] {
   const out: FieldError[] = [];
-  const strip = (spec: CloneSetSpec | undefined) => {
-    const copy: Record<string, unknown> = { ...(spec ?? {}) };
-    for (const k of MUTABLE) delete copy[k];
-    return JSON.stringify(semantic(encodeStruct(copy, 'CloneSetSpec')));
-  };
-  if (strip(cs.spec) !== strip(old.spec))
+  if (specChangedBeyond(cs.spec, old.spec, MUTABLE, 'CloneSetSpec'))
     out.push(
       forbidden(
         'spec',
@@ -261,19 +222,11 @@ function updateErrors(cs: CloneSet, old: CloneSet): FieldError[] {
       ),
     );
   if (cs.spec?.updateStrategy?.type === 'InPlaceOnly') {
-    const before = encodeStruct((old.spec?.template?.spec ?? {}) as Record<string, unknown>, 'PodSpec');
-    const after = encodeStruct((cs.spec.template?.spec ?? {}) as Record<string, unknown>, 'PodSpec');
-    for (const op of createPatch(before, after)) {
-      if (op.op !== 'replace' || !IMAGE_PATH.test(op.path)) {
-        out.push(
-          forbidden(
-            'spec',
-            `only allowed to update images in spec for InPlaceOnly, but found ${op.op} ${op.path}`,
-          ),
-        );
-        break;
-      }
-    }
+    const change = firstNonImageChange(old.spec?.template?.spec, cs.spec.template?.spec, IMAGE_PATH);
+    if (change)
+      out.push(
+        forbidden('spec', `only allowed to update images in spec for InPlaceOnly, but found ${change}`),
+      );
   }
   return out;
 }

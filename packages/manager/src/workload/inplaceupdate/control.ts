@@ -3,7 +3,7 @@ import { retryOnConflict } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod, PodCondition, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { recomputeReadyCondition, setPodCondition } from '../podreadiness/conditions.ts';
-import { hasRevision, writeRevisionHash } from '../revision/pod-revision.ts';
+import type { RevisionAdapter } from '../revision/pod-revision.ts';
 import { hasNextBatch, patchUpdateSpecToPod, preCheckBeforeNext } from './batches.ts';
 import { calculateInPlaceUpdateSpec, type InPlaceGates, isVerticalUpdateOnly } from './calculate.ts';
 import { type CompletionOptions, containersNotUpdated } from './completion.ts';
@@ -45,8 +45,8 @@ export interface InPlaceUpdateOptions extends CompletionOptions {
   gates: InPlaceGates;
   gracePeriodSeconds?: number;
   ignoreVolumeClaimTemplatesHashDiff?: boolean;
-  /** Gate CloneSetShortHash: write only the hash into controller-revision-hash. */
-  shortHash?: boolean;
+  /** How the workload writes its pods' revision label (and recognises it). */
+  revisions: RevisionAdapter;
   /** Extra changes made with the revision labels (the lifecycle state `Updating`). */
   additional?: ((pod: Pod) => void)[];
 }
@@ -135,7 +135,7 @@ export class InPlaceUpdateControl {
       const clone = latest;
       clone.metadata ??= {};
       clone.metadata.labels ??= {};
-      writeRevisionHash(clone.metadata.labels, spec.revision, opts.shortHash === true);
+      opts.revisions.write(clone.metadata.labels, spec.revision);
       clone.metadata.annotations ??= {};
       const annotations = clone.metadata.annotations;
       for (const f of opts.additional ?? []) f(clone);
@@ -206,7 +206,7 @@ export class InPlaceUpdateControl {
       const state = readState(clone);
       if (!state)
         throw new Error(`pod has ${INPLACE_UPDATE_GRACE_KEY} but ${INPLACE_UPDATE_STATE_KEY} not found`);
-      if (!hasRevision(clone.metadata?.labels, spec.revision)) {
+      if (!opts.revisions.matches(clone.metadata?.labels, spec.revision)) {
         removeGrace(clone);
         await this.pods.update(clone);
         return;

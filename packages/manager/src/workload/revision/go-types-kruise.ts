@@ -19,4 +19,26 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   UpdatePriorityWeightTerm: 'weight:i! matchSelector:LabelSelector!',
   UpdateScatterTerm: 'key:s! value:s!',
   InPlaceUpdateStrategy: 'gracePeriodSeconds:i',
+  // Advanced StatefulSet (apps.kruise.io/v1beta1, and the fields v1alpha1 shares with it).
+  StatefulSet: '...TypeMeta metadata:ObjectMeta spec:StatefulSetSpec status:StatefulSetStatus',
+  StatefulSetSpec:
+    'replicas:*i selector:*LabelSelector! template:PodTemplateSpec volumeClaimTemplates:[]PersistentVolumeClaim volumeClaimUpdateStrategy:VolumeClaimUpdateStrategy serviceName:s podManagementPolicy:s updateStrategy:StatefulSetUpdateStrategy revisionHistoryLimit:*i reserveOrdinals:[]ios lifecycle:*KruiseLifecycle scaleStrategy:*StatefulSetScaleStrategy persistentVolumeClaimRetentionPolicy:*StatefulSetPersistentVolumeClaimRetentionPolicy ordinals:*StatefulSetOrdinals',
+  StatefulSetV1alpha1:
+    '...TypeMeta metadata:ObjectMeta spec:StatefulSetSpecV1alpha1 status:StatefulSetStatusV1alpha1',
+  StatefulSetSpecV1alpha1:
+    'replicas:*i selector:*LabelSelector! template:PodTemplateSpec volumeClaimTemplates:[]PersistentVolumeClaim serviceName:s podManagementPolicy:s updateStrategy:StatefulSetUpdateStrategy revisionHistoryLimit:*i',
+  StatefulSetUpdateStrategy: 'type:s rollingUpdate:*RollingUpdateStatefulSetStrategy',
+  RollingUpdateStatefulSetStrategy:
+    'partition:*i maxUnavailable:*ios podUpdatePolicy:s paused:b unorderedUpdate:*UnorderedUpdateStrategy inPlaceUpdateStrategy:*InPlaceUpdateStrategy minReadySeconds:*i',
+  UnorderedUpdateStrategy: 'priorityStrategy:*UpdatePriorityStrategy',
+  VolumeClaimUpdateStrategy: 'type:s',
+  StatefulSetScaleStrategy: 'maxUnavailable:*ios',
+  StatefulSetPersistentVolumeClaimRetentionPolicy: 'whenDeleted:s whenScaled:s',
+  StatefulSetOrdinals: 'start:i!',
+  StatefulSetStatus:
+    'observedGeneration:i replicas:i! readyReplicas:i! availableReplicas:i! currentReplicas:i! updatedReplicas:i! updatedReadyReplicas:i updatedAvailableReplicas:i currentRevision:s updateRevision:s collisionCount:*i conditions:[]StatefulSetCondition labelSelector:s volumeClaims:[]VolumeClaimStatus',
+  StatefulSetStatusV1alpha1:
+    'observedGeneration:i replicas:i! readyReplicas:i! availableReplicas:i! currentReplicas:i! updatedReplicas:i! currentRevision:s updateRevision:s collisionCount:*i conditions:[]StatefulSetCondition labelSelector:s',
+  StatefulSetCondition: 'type:s! status:s! lastTransitionTime:t reason:s message:s',
+  VolumeClaimStatus: 'volumeClaimName:s! compatibleReplicas:i! compatibleReadyReplicas:i!',
 };

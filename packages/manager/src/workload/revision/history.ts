@@ -20,6 +20,11 @@ export interface RevisionParent {
   metadata: { name: string; namespace?: string; uid: string; annotations?: Record<string, string> };
   template: PodTemplateSpec;
   volumeClaimTemplates?: PersistentVolumeClaim[];
+  /**
+   * Whether each revision carries the hash of the volumeClaimTemplates (CloneSet's revisions do:
+   * a changed claim template recreates its pods; Advanced StatefulSet's do not). Default true.
+   */
+  volumeClaimTemplatesHash?: boolean;
 }
 
 /** Where revisions are written (the API, or a map in tests). */
@@ -66,7 +71,9 @@ export function newRevision(
       labels: { ...(parent.template.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_KEY]: hash },
       annotations: {
         ...(parent.metadata.annotations ?? {}),
-        [VCT_HASH_ANNOTATION]: volumeClaimTemplatesHash(parent.volumeClaimTemplates),
+        ...(parent.volumeClaimTemplatesHash === false
+          ? {}
+          : { [VCT_HASH_ANNOTATION]: volumeClaimTemplatesHash(parent.volumeClaimTemplates) }),
       },
       ownerReferences: [controllerRef(parent)],
     },
@@ -176,9 +183,9 @@ export async function resolveRevisions(
     update = last!;
   } else if (equal.length) {
     const match = structuredClone(equal[equal.length - 1]!);
-    const vctHash = candidate.metadata!.annotations![VCT_HASH_ANNOTATION]!;
+    const vctHash = candidate.metadata!.annotations![VCT_HASH_ANNOTATION];
     const stored = match.metadata?.annotations?.[VCT_HASH_ANNOTATION];
-    if (stored === undefined || stored !== vctHash)
+    if (vctHash !== undefined && (stored === undefined || stored !== vctHash))
       match.metadata = {
         ...match.metadata,
         annotations: { ...match.metadata?.annotations, [VCT_HASH_ANNOTATION]: vctHash },

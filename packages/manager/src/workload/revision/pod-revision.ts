@@ -22,3 +22,28 @@ export function writeRevisionHash(labels: Record<string, string>, revision: stri
   labels[CONTROLLER_REVISION_HASH_LABEL] = short ? shortHash(revision) : revision;
   labels[POD_TEMPLATE_HASH_LABEL] = shortHash(revision);
 }
+
+/**
+ * How a workload writes and reads the revision of its pods (upstream's revisionadapter): the
+ * default writes the revision's full name into `controller-revision-hash` and matches it exactly
+ * (Advanced StatefulSet and DaemonSet); CloneSet also writes `pod-template-hash`, may write only the
+ * short hash, and matches either form.
+ */
+export interface RevisionAdapter {
+  write(labels: Record<string, string>, revision: string): void;
+  matches(labels: Record<string, string> | undefined, revision: string): boolean;
+}
+
+/** The default adapter: `controller-revision-hash` is the revision's name. */
+export const defaultRevisionAdapter: RevisionAdapter = {
+  write: (labels, revision) => {
+    labels[CONTROLLER_REVISION_HASH_LABEL] = revision;
+  },
+  matches: (labels, revision) => labels?.[CONTROLLER_REVISION_HASH_LABEL] === revision,
+};
+
+/** CloneSet's adapter (gate CloneSetShortHash: `short`). */
+export const cloneSetRevisionAdapter = (short: boolean): RevisionAdapter => ({
+  write: (labels, revision) => writeRevisionHash(labels, revision, short),
+  matches: hasRevision,
+});

@@ -1,8 +1,8 @@
 import { isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { InPlaceUpdateControl } from '../../workload/inplaceupdate/control.ts';
-import { LifecycleControl } from '../../workload/lifecycle/control.ts';
-import { PodReadinessControl } from '../../workload/podreadiness/control.ts';
+import { InPlaceUpdateControl } from './inplaceupdate/control.ts';
+import { LifecycleControl } from './lifecycle/control.ts';
+import { PodReadinessControl } from './podreadiness/control.ts';
 
 /** The shared pod controls a workload drives: lifecycle state, in-place updates and readiness. */
 export interface PodControls {

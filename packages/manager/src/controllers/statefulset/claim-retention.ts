@@ -1,0 +1,87 @@
+import type { StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy } from '@kruise/api';
+import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import { STATEFULSET_API_VERSION } from './revisions.ts';
+
+/**
+ * The owner references of a set's claims under `persistentVolumeClaimRetentionPolicy` (gate
+ * StatefulSetAutoDeletePVC), as Kubernetes' StatefulSet keeps them: the set owns a claim when the
+ * claim goes with the set (whenDeleted Delete), a scaled-down pod owns its claim when the claim goes
+ * with the scale-down (whenScaled Delete), so the garbage collector removes it.
+ */
+
+type Owner = { metadata?: { name?: string; uid?: string } };
+
+/** The policy, Retain/Retain when unset. */
+export function retentionPolicy(set: StatefulSet): Required<StatefulSetPersistentVolumeClaimRetentionPolicy> {
+  const p = set.spec?.persistentVolumeClaimRetentionPolicy;
+  return { whenDeleted: p?.whenDeleted ?? 'Retain', whenScaled: p?.whenScaled ?? 'Retain' };
+}
+
+const hasOwnerRef = (claim: PersistentVolumeClaim, owner: Owner) =>
+  (claim.metadata?.ownerReferences ?? []).some((r) => r.uid === owner.metadata?.uid);
+
+/** A reference to `owner` whose uid differs: the claim names an owner of that name that is gone. */
+export const hasStaleOwnerRef = (claim: PersistentVolumeClaim, owner: Owner) =>
+  (claim.metadata?.ownerReferences ?? []).some(
+    (r) => r.name === owner.metadata?.name && r.uid !== owner.metadata?.uid,
+  );
+
+/** Whether the claim's owner references fit the policy for this pod (scaled down or not). */
+export function claimOwnerMatches(
+  claim: PersistentVolumeClaim,
+  set: StatefulSet,
+  pod: Pod,
+  podScaledDown: boolean,
+): boolean {
+  const { whenDeleted, whenScaled } = retentionPolicy(set);
+  const bySet = hasOwnerRef(claim, set);
+  const byPod = hasOwnerRef(claim, pod);
+  if (whenScaled === 'Delete' && whenDeleted === 'Delete')
+    return podScaledDown ? !bySet && byPod : bySet && !byPod;
+  if (whenScaled === 'Delete') return !bySet && podScaledDown === byPod;
+  if (whenDeleted === 'Delete') return bySet && !byPod;
+  return !bySet && !byPod;
+}
+
+/**
+ * The claim's owner references made to fit the policy, or undefined when they already do
+ * (upstream's updateClaimOwnerRefForSetAndPod).
+ */
+export function claimOwnersForPolicy(
+  claim: PersistentVolumeClaim,
+  set: StatefulSet,
+  pod: Pod,
+  podScaledDown: boolean,
+): OwnerReference[] | undefined {
+  if (claimOwnerMatches(claim, set, pod, podScaledDown)) return undefined;
+  const { whenDeleted, whenScaled } = retentionPolicy(set);
+  const setRef: OwnerReference = {
+    apiVersion: STATEFULSET_API_VERSION,
+    kind: 'StatefulSet',
+    name: set.metadata?.name ?? '',
+    uid: set.metadata?.uid ?? '',
+  };
+  const podRef: OwnerReference = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    name: pod.metadata?.name ?? '',
+    uid: pod.metadata?.uid ?? '',
+  };
+  let wantSet = false;
+  let wantPod = false;
+  if (whenScaled === 'Delete' && whenDeleted === 'Delete') {
+    wantSet = !podScaledDown;
+    wantPod = podScaledDown;
+  } else if (whenScaled === 'Delete') wantPod = podScaledDown;
+  else if (whenDeleted === 'Delete') wantSet = true;
+  let refs = [...(claim.metadata?.ownerReferences ?? [])];
+  const toggle = (ref: OwnerReference, want: boolean) => {
+    const has = refs.some((r) => r.uid === ref.uid);
+    if (want && !has) refs = [...refs, ref];
+    if (!want && has) refs = refs.filter((r) => r.uid !== ref.uid);
+  };
+  toggle(setRef, wantSet);
+  toggle(podRef, wantPod);
+  return refs;
+}

@@ -1,0 +1,178 @@
+import { KruiseResources, type StatefulSet } from '@kruise/api';
+import { kubeletContainerHash, labelSelectorMatches } from '@kruise/kube-compat';
+import {
+  type ControllerBuilder,
+  type Informer,
+  ItemExponentialRateLimiter,
+  isNotFound,
+  type KubeObject,
+  type Manager,
+  type Request,
+  Resources,
+  ResourceVersionExpectations,
+  requestKey,
+  ScaleExpectations,
+  withoutManagedFields,
+} from '@kruise/runtime';
+import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import { trimmedPods } from '../../informers.ts';
+import type { AddOptions } from '../add-options.ts';
+import { PVC_OWNED_BY_ASTS_ANNOTATION } from './claim-resize.ts';
+import { isMemberOf } from './identity.ts';
+import { StatefulSetReconciler } from './reconcile.ts';
+
+/** The controller's name (metrics, logs, expectations). */
+export const NAME = 'statefulset';
+const OWNER_UID = 'ownerUid';
+const ORPHANS = 'orphansByNamespace';
+const NAMESPACE = 'namespace';
+
+const ownerUids = (o: KubeObject) => (o.metadata?.ownerReferences ?? []).map((r: OwnerReference) => r.uid);
+const controllerOf = (o: KubeObject): OwnerReference | undefined =>
+  (o.metadata?.ownerReferences ?? []).find((r: OwnerReference) => r.controller);
+const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+
+/** The Advanced StatefulSet a controller reference names (group apps.kruise.io, kind StatefulSet). */
+function setOf(o: KubeObject, ref = controllerOf(o)): Request | undefined {
+  if (ref?.kind !== 'StatefulSet' || ref.apiVersion.split('/')[0] !== 'apps.kruise.io') return undefined;
+  return { namespace: o.metadata?.namespace ?? '', name: ref.name };
+}
+
+/**
+ * Adds the Advanced StatefulSet controller (upstream's statefulset-controller): sets queue themselves
+ * (not for their own status writes); their pods queue them and settle their create and delete
+ * expectations; a pod no controller owns queues the sets it would join (adoption — upstream waits for
+ * the set's next event); a claim the controller resized queues its set.
+ */
+export function add(manager: Manager, { flags, tuning }: AddOptions): ControllerBuilder {
+  const f = manager.informers;
+  const sets = f.informerFor<StatefulSet & KubeObject>({ resource: KruiseResources.StatefulSet });
+  const pods = trimmedPods(manager) as unknown as Informer<KubeObject>;
+  const revisions = f.informerFor<KubeObject>({ resource: Resources.ControllerRevision });
+  const claims = f.informerFor<KubeObject>({
+    resource: Resources.PersistentVolumeClaim,
+    transform: withoutManagedFields,
+  });
+  // storage classes are read only to expand claims (gate StatefulSetAutoResizePVCGate)
+  const classes = flags.featureGates.enabled('StatefulSetAutoResizePVCGate')
+    ? f.informerFor<KubeObject>({ resource: Resources.StorageClass })
+    : undefined;
+  for (const i of [pods, revisions] as Informer<KubeObject>[]) i.addIndex(OWNER_UID, ownerUids);
+  pods.addIndex(ORPHANS, (p) => (controllerOf(p) ? [] : [p.metadata?.namespace ?? '']));
+  sets.addIndex(NAMESPACE, (s) => [s.metadata?.namespace ?? '']);
+  const expectations = manager.expectationsOptions(NAME, flags.expectationTimeoutMs);
+  const scale = new ScaleExpectations(expectations);
+  const rv = new ResourceVersionExpectations(expectations);
+  const recorder = manager.eventRecorder('statefulset-controller');
+  const reconciler = new StatefulSetReconciler(
+    {
+      client: manager.client,
+      event: (set, type, reason, message) => recorder.event(set as KubeObject, type, reason, message),
+      claim: (namespace, name) =>
+        claims.get(`${namespace}/${name}`) as unknown as PersistentVolumeClaim | undefined,
+      storageClass: (name) => classes?.get(name) as unknown as StorageClass | undefined,
+      scaleExpectations: scale,
+      resourceVersionExpectations: rv,
+      gates: flags.featureGates,
+      kubeletHash: kubeletContainerHash,
+      now: Date.now,
+      log: manager.log.child({ controller: NAME }),
+    },
+    {
+      set: (key) => sets.get(key),
+      ownedPods: (uid) => pods.byIndex(OWNER_UID, uid) as unknown as Pod[],
+      orphanPods: (namespace) => pods.byIndex(ORPHANS, namespace) as unknown as Pod[],
+      ownedRevisions: (uid) => revisions.byIndex(OWNER_UID, uid) as unknown as ControllerRevision[],
+      fresh: async (set) => {
+        try {
+          return (await manager.client.get(
+            KruiseResources.StatefulSet,
+            set.metadata?.namespace,
+            set.metadata?.name ?? '',
+          )) as StatefulSet;
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      },
+    },
+  );
+  const builder = manager.newController({
+    name: NAME,
+    workers: flags.statefulSetWorkers,
+    reconcile: (ctx, req) => {
+      tuning.onReconcile?.(NAME, requestKey(req));
+      return reconciler.reconcile(requestKey(req), ctx.log);
+    },
+  });
+  const initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
+  /** The sets an orphan pod would join: same namespace, selector matches, name `<set>-<n>`. */
+  const adopters = (pod: KubeObject): Request[] =>
+    (sets.byIndex(NAMESPACE, pod.metadata?.namespace ?? '') as StatefulSet[])
+      .filter(
+        (s) => isMemberOf(s, pod as Pod) && labelSelectorMatches(s.spec?.selector, pod.metadata?.labels),
+      )
+      .map((s) => ({ namespace: s.metadata?.namespace ?? '', name: s.metadata?.name ?? '' }));
+  const deleted = (o: KubeObject): Request | undefined => {
+    rv.delete(o);
+    const req = setOf(o);
+    if (req) scale.deletionObserved(requestKey(req), o.metadata?.name);
+    return req;
+  };
+  /** A new pod: observed, and its set queued (with backoff when nothing was expected: start-up). */
+  const created = (o: KubeObject): Request | Request[] | undefined => {
+    if (o.metadata?.deletionTimestamp) return deleted(o);
+    if (!controllerOf(o)) return adopters(o);
+    const req = setOf(o);
+    if (!req) return undefined;
+    const key = requestKey(req);
+    const wasSatisfied = scale.satisfied(key);
+    scale.creationObserved(key, o.metadata?.name);
+    if (!wasSatisfied) {
+      initial.forget(key);
+      return req;
+    }
+    builder.controller.queue.addAfter(key, initial.when(key));
+    return undefined;
+  };
+  const self = (s: KubeObject) => ({ namespace: s.metadata?.namespace ?? '', name: s.metadata?.name ?? '' });
+  return builder
+    .watches(sets, {
+      add: self,
+      // a periodic resync redelivers the same object: reconcile it; its own status write alone does not
+      update: (o, s) =>
+        o.metadata?.resourceVersion === s.metadata?.resourceVersion ||
+        o.metadata?.generation !== s.metadata?.generation ||
+        o.metadata?.deletionTimestamp !== s.metadata?.deletionTimestamp ||
+        changed(o.metadata?.labels, s.metadata?.labels) ||
+        changed(o.metadata?.annotations, s.metadata?.annotations)
+          ? self(s)
+          : undefined,
+      delete: self,
+    })
+    .watches(pods, {
+      add: created,
+      update: (o, p) => {
+        if (o.metadata?.resourceVersion === p.metadata?.resourceVersion) return undefined;
+        if (p.metadata?.deletionTimestamp) {
+          const now = deleted(p);
+          const before = changed(o.metadata?.labels, p.metadata?.labels) ? deleted(o) : undefined;
+          return [now, before].filter((r): r is Request => r !== undefined);
+        }
+        const ref = controllerOf(p);
+        if (!ref) return adopters(p);
+        const previous = changed(controllerOf(o), ref) ? setOf(o) : undefined;
+        return [setOf(p, ref), previous].filter((r): r is Request => r !== undefined);
+      },
+      delete: deleted,
+    })
+    .watches(claims, {
+      update: (_o, c) => {
+        const owner = c.metadata?.annotations?.[PVC_OWNED_BY_ASTS_ANNOTATION];
+        return owner ? { namespace: c.metadata?.namespace ?? '', name: owner } : undefined;
+      },
+    });
+}

@@ -1,0 +1,64 @@
+import { type FieldError, invalid, required } from './field-errors.ts';
+import { annotationsErrors, dns1123LabelErrors, labelsErrors } from './pod-template-validation.ts';
+
+/**
+ * apimachinery's object-metadata validation (ValidateObjectMeta, ValidateObjectMetaUpdate) with its
+ * messages. Owner references, finalizers, managed fields and annotation sizes are left out: the API
+ * server checks them before any validating webhook is called.
+ */
+
+/** The metadata fields looked at. */
+export interface Meta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** A name's problems; `prefix` for a generateName (whose trailing dash is allowed). */
+export type NameValidator = (name: string, prefix: boolean) => string[];
+
+/** apimachinery's NameIsDNSLabel (names of namespaces, StatefulSets …). */
+export const nameIsDnsLabel: NameValidator = (name, prefix) =>
+  dns1123LabelErrors(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
+
+/** ValidateObjectMeta of a namespaced object: generateName and name by `nameErrors`, namespace, labels, annotations. */
+export function objectMetaErrors(meta: Meta | undefined, nameErrors: NameValidator): FieldError[] {
+  const out: FieldError[] = [];
+  const { name = '', generateName = '', namespace = '' } = meta ?? {};
+  if (generateName)
+    for (const msg of nameErrors(generateName, true))
+      out.push(invalid('metadata.generateName', generateName, msg));
+  if (!name) out.push(required('metadata.name', 'name or generateName is required'));
+  else for (const msg of nameErrors(name, false)) out.push(invalid('metadata.name', name, msg));
+  if (!namespace) out.push(required('metadata.namespace'));
+  else
+    for (const msg of nameIsDnsLabel(namespace, false))
+      out.push(invalid('metadata.namespace', namespace, msg));
+  if ((meta?.generation ?? 0) < 0)
+    out.push(invalid('metadata.generation', meta?.generation, 'must be greater than or equal to 0'));
+  out.push(...labelsErrors(meta?.labels, 'metadata.labels'));
+  out.push(...annotationsErrors(meta?.annotations, 'metadata.annotations'));
+  return out;
+}
+
+/** ValidateObjectMetaUpdate: a resourceVersion, no smaller generation, the same name, namespace and uid, valid labels and annotations. */
+export function objectMetaUpdateErrors(meta: Meta | undefined, old: Meta | undefined): FieldError[] {
+  const out: FieldError[] = [];
+  if (!meta?.resourceVersion)
+    out.push(
+      invalid('metadata.resourceVersion', meta?.resourceVersion ?? '', 'must be specified for an update'),
+    );
+  if ((meta?.generation ?? 0) < (old?.generation ?? 0))
+    out.push(invalid('metadata.generation', meta?.generation ?? 0, 'must not be decremented'));
+  for (const f of ['name', 'namespace', 'uid'] as const)
+    if ((meta?.[f] ?? '') !== (old?.[f] ?? ''))
+      out.push(invalid(`metadata.${f}`, meta?.[f] ?? '', 'field is immutable'));
+  out.push(...labelsErrors(meta?.labels, 'metadata.labels'));
+  out.push(...annotationsErrors(meta?.annotations, 'metadata.annotations'));
+  return out;
+}
