@@ -60,8 +60,46 @@ export const podNames = async (client: KubeClient, name: string) =>
 export const getSet = async (client: KubeClient, name: string) =>
   (await client.get(KruiseResources.StatefulSet, 'default', name)) as StatefulSet;
 
+const ready = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** A pod of an image whose name says `broken`: its container never gets ready. */
+export const isBroken = (pod: Pod) => (pod.spec?.containers ?? []).some((c) => c.image?.includes('broken'));
+
+/** Plays kubelet for a pod whose container keeps crashing: bound, Running, never Ready (one status write). */
+export async function crashLoop(client: KubeClient, pod: Pod, node = 'n1'): Promise<void> {
+  const name = pod.metadata?.name ?? '';
+  if (!pod.spec?.nodeName)
+    await client
+      .request('POST', `/api/v1/namespaces/default/pods/${name}/binding`, {
+        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } },
+      })
+      .catch(() => undefined);
+  const fresh = (await client.get(Resources.Pod, 'default', name)) as unknown as Pod;
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  await client.mergePatchStatus(Resources.Pod, 'default', name, {
+    status: {
+      phase: 'Running',
+      conditions: [
+        ...(fresh.status?.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady'),
+        { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now },
+        { type: 'Ready', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now },
+      ],
+      containerStatuses: (fresh.spec?.containers ?? []).map((c) => ({
+        name: c.name,
+        image: c.image,
+        imageID: '',
+        ready: false,
+        restartCount: 3,
+        started: false,
+        state: { waiting: { reason: 'CrashLoopBackOff' } },
+      })),
+    },
+  });
+}
+
 /**
- * Plays kubelet for every pod of the set that is not running yet, and finishes graceful deletions
+ * Plays kubelet for every pod of the set that is not running and ready yet (a pod whose image says
+ * `broken` runs but never gets ready), and finishes graceful deletions
  * (as kubelet does once the containers are gone), until `check` holds.
  */
 export async function runSetUntil<T>(
@@ -76,7 +114,9 @@ export async function runSetUntil<T>(
         try {
           if (pod.metadata?.deletionTimestamp)
             await client.delete(Resources.Pod, 'default', pod.metadata.name ?? '', { gracePeriodSeconds: 0 });
-          else if (pod.status?.phase !== 'Running') await runPod(client, pod);
+          else if (isBroken(pod)) {
+            if (pod.status?.phase !== 'Running') await crashLoop(client, pod);
+          } else if (pod.status?.phase !== 'Running' || !ready(pod)) await runPod(client, pod);
         } catch (err) {
           if (!isNotFound(err)) throw err;
         }

@@ -194,7 +194,7 @@ export class StatefulSetReconciler {
         indexes.map((i) => slots[i]!),
         strategy?.rollingUpdate?.unorderedUpdate?.priorityStrategy,
       );
-      return order.map((p) => indexes[slots.indexOf(p)]!);
+      return order.map((p) => slots.indexOf(p));
     });
     const round = {
       set,
