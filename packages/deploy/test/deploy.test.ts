@@ -76,6 +76,7 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-v1alpha1-imagelistpulljob',
       '/validate-apps-kruise-io-v1alpha1-nodeimage',
       '/validate-apps-kruise-io-v1alpha1-cloneset',
+      '/validate-apps-kruise-io-statefulset',
     ]);
     expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),
@@ -86,6 +87,26 @@ describe('deploy/ (the cluster install)', () => {
       'UPDATE',
       'DELETE',
     ]);
+    // Advanced StatefulSet's, at upstream's paths, for both served versions.
+    const rule = (operations: string[]) => [
+      {
+        apiGroups: ['apps.kruise.io'],
+        apiVersions: ['v1alpha1', 'v1beta1'],
+        operations,
+        resources: ['statefulsets'],
+        scope: '*',
+      },
+    ];
+    expect(byName(mutating.webhooks, 'mstatefulset.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/mutate-apps-kruise-io-statefulset' } },
+      rules: rule(['CREATE', 'UPDATE']),
+      sideEffects: 'None',
+    });
+    expect(byName(validating.webhooks, 'vstatefulset.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/validate-apps-kruise-io-statefulset' } },
+      rules: rule(['CREATE', 'UPDATE', 'DELETE']),
+      sideEffects: 'None',
+    });
     const mpod = byName(mutating.webhooks, 'mpod.kb.io');
     expect(mpod.clientConfig.service.path).toBe('/mutate-pod');
     expect(mpod.rules).toEqual([

@@ -32,6 +32,27 @@ export function scaledValue(value: IntOrString | undefined | null, total: number
   return roundUp ? Math.ceil((v * total) / 100) : Math.floor((v * total) / 100);
 }
 
+/** An integer as is, or the percentage `percentText` reads from the string (or refuses), of `total`. */
+function intOrPercentOf(
+  value: IntOrString | undefined | null,
+  total: number,
+  roundUp: boolean,
+  percentText: (s: string) => string,
+): number {
+  if (value === undefined || value === null) throw new Error('nil value for IntOrString');
+  if (typeof value === 'number') return Math.trunc(value);
+  const text = percentText(value);
+  let v: number;
+  try {
+    v = goAtoi(text);
+  } catch (err) {
+    throw new Error(
+      `invalid value for IntOrString: invalid value ${JSON.stringify(value)}: ${(err as Error).message}`,
+    );
+  }
+  return roundUp ? Math.ceil((v * total) / 100) : Math.floor((v * total) / 100);
+}
+
 /**
  * apimachinery's intstr.GetScaledValueFromIntOrPercent, which the CloneSet controller uses for
  * maxSurge and maxUnavailable: percentages must be integers (`"12.5%"` is an error, and the
@@ -43,24 +64,11 @@ export function intPercentValue(
   total: number,
   roundUp: boolean,
 ): number {
-  if (value === undefined || value === null) throw new Error('nil value for IntOrString');
-  if (typeof value === 'number') return Math.trunc(value);
-  if (!value.endsWith('%'))
-    throw new Error('invalid value for IntOrString: invalid type: string is not a percentage');
-  return percentOf(value, value.slice(0, -1), total, roundUp);
-}
-
-/** `text` (a percentage's number) as Atoi reads it, of `total`; apimachinery's wording on errors. */
-function percentOf(value: string, text: string, total: number, roundUp: boolean): number {
-  let v: number;
-  try {
-    v = goAtoi(text);
-  } catch (err) {
-    throw new Error(
-      `invalid value for IntOrString: invalid value ${JSON.stringify(value)}: ${(err as Error).message}`,
-    );
-  }
-  return roundUp ? Math.ceil((v * total) / 100) : Math.floor((v * total) / 100);
+  return intOrPercentOf(value, total, roundUp, (s) => {
+    if (!s.endsWith('%'))
+      throw new Error('invalid value for IntOrString: invalid type: string is not a percentage');
+    return s.slice(0, -1);
+  });
 }
 
 /**
@@ -74,9 +82,7 @@ export function deprecatedIntPercentValue(
   total: number,
   roundUp: boolean,
 ): number {
-  if (value === undefined || value === null) throw new Error('nil value for IntOrString');
-  if (typeof value === 'number') return Math.trunc(value);
-  return percentOf(value, value.replaceAll('%', ''), total, roundUp);
+  return intOrPercentOf(value, total, roundUp, (s) => s.replaceAll('%', ''));
 }
 
 /** {@link intPercentValue}, or 0 where it throws (as the controller does, ignoring the error). */

@@ -1,9 +1,10 @@
 import { parseFeatureGates } from '@kruise/api';
-import type { AdmissionHandler, AdmissionRequest, AdmissionResponse } from '@kruise/runtime';
+import type { AdmissionHandler, AdmissionResponse } from '@kruise/runtime';
 import fc from 'fast-check';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import { webhookRoutes } from '../src/webhooks/paths.ts';
+import { admissionRequest } from './admission-request.ts';
 
 /**
  * Property tests of every admission handler: thousands of malformed objects (wrong types, huge and
@@ -11,7 +12,7 @@ import { webhookRoutes } from '../src/webhooks/paths.ts';
  * Each must be answered allowed (a valid patch, if any) or denied with a non-empty message and a
  * 4xx code — never an exception, never a 500.
  */
-const gates = parseFeatureGates('ImagePullJobGate=true');
+const gates = parseFeatureGates('ImagePullJobGate=true,StatefulSetAutoResizePVCGate=true');
 const pod: Pod = {
   metadata: { name: 'p', namespace: 'default', uid: 'u1' },
   spec: { nodeName: 'n1', containers: [{ name: 'app' }], terminationGracePeriodSeconds: 30 },
@@ -29,13 +30,23 @@ const pod: Pod = {
     ],
   },
 };
-const routes = webhookRoutes(gates, {
-  pod: async (_ns, name) => (name === 'p' ? pod : undefined),
-  node: async (name) => {
-    if (name !== 'n1') throw new Error(`nodes "${name}" not found`);
-    return { metadata: { name } };
+const routes = webhookRoutes(
+  gates,
+  {
+    pod: async (_ns, name) => (name === 'p' ? pod : undefined),
+    node: async (name) => {
+      if (name !== 'n1') throw new Error(`nodes "${name}" not found`);
+      return { metadata: { name } };
+    },
   },
-});
+  {
+    get: async (name) => {
+      if (name !== 'sc') throw new Error(`storageclasses.storage.k8s.io "${name}" not found`);
+      return { metadata: { name }, provisioner: 'p', allowVolumeExpansion: false };
+    },
+    list: async () => [],
+  },
+);
 
 const weird = fc.oneof(
   fc.string(),
@@ -230,6 +241,111 @@ const podSpec = fc.record(
 const labels = fc.dictionary(fc.constantFrom('app', 'v', 'bad key'), fc.constantFrom('a', 'b', ''), {
   maxKeys: 2,
 });
+const priorityStrategy = fc.record(
+  {
+    weightPriority: maybe(
+      fc.array(fc.record({ weight: fc.integer({ min: -1, max: 101 }), matchSelector: selector }), {
+        maxLength: 2,
+      }),
+    ),
+    orderPriority: maybe(fc.array(fc.record({ orderedKey: fc.constantFrom('k', '') }), { maxLength: 2 })),
+  },
+  { requiredKeys: [] },
+);
+const podTemplate = fc.record(
+  {
+    metadata: maybe(
+      fc.record(
+        {
+          labels: maybe(labels),
+          annotations: maybe(
+            fc.constantFrom(
+              { 'kubernetes.io/config.mirror': 'x' },
+              { 'container.apparmor.security.beta.kubernetes.io/app': 'bad' },
+              { 'seccomp.security.alpha.kubernetes.io/pod': 'localhost/../x' },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    spec: maybe(podSpec),
+  },
+  { requiredKeys: [] },
+);
+const claimTemplate = fc.record(
+  {
+    metadata: maybe(fc.record({ name: maybe(fc.constantFrom('data', 'logs', '')) }, { requiredKeys: [] })),
+    spec: maybe(
+      fc.record(
+        {
+          storageClassName: maybe(fc.constantFrom('sc', 'missing')),
+          accessModes: maybe(fc.constantFrom(['ReadWriteOnce'], ['ReadWriteOnce', 'ReadOnlyMany'])),
+          resources: maybe(
+            fc.record({ requests: maybe(fc.record({ storage: fc.constantFrom('1Gi', '2Gi', 'x') })) }),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
+const statefulSetSpec = fc.record(
+  {
+    replicas: maybe(fc.integer({ min: -2, max: 10 })),
+    selector: maybe(selector),
+    template: maybe(podTemplate),
+    volumeClaimTemplates: maybe(fc.array(claimTemplate, { maxLength: 2 })),
+    volumeClaimUpdateStrategy: maybe(
+      fc.record({ type: maybe(fc.constantFrom('OnDelete', 'OnPodRollingUpdate', '')) }, { requiredKeys: [] }),
+    ),
+    serviceName: maybe(fc.constantFrom('svc', '')),
+    podManagementPolicy: maybe(fc.constantFrom('OrderedReady', 'Parallel', 'Sometimes', '')),
+    updateStrategy: maybe(
+      fc.record(
+        {
+          type: maybe(fc.constantFrom('RollingUpdate', 'OnDelete', 'ReCreate', '')),
+          rollingUpdate: maybe(
+            fc.record(
+              {
+                partition: maybe(fc.integer({ min: -2, max: 5 })),
+                maxUnavailable: maybe(intOrPercent),
+                podUpdatePolicy: maybe(fc.constantFrom('ReCreate', 'InPlaceIfPossible', 'InPlaceOnly', 'x')),
+                paused: maybe(fc.boolean()),
+                minReadySeconds: maybe(fc.integer({ min: -1, max: 400 })),
+                unorderedUpdate: maybe(
+                  fc.record({ priorityStrategy: maybe(priorityStrategy) }, { requiredKeys: [] }),
+                ),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    revisionHistoryLimit: maybe(fc.integer({ min: -1, max: 20 })),
+    reserveOrdinals: maybe(
+      fc.array(fc.oneof(fc.integer({ min: -2, max: 5 }), fc.constantFrom('1-3', '3-1', 'a-b', '4', '-1-2')), {
+        maxLength: 3,
+      }),
+    ),
+    lifecycle: maybe(fc.constant({ preDelete: { finalizersHandler: ['example.com/hold'] } })),
+    scaleStrategy: maybe(fc.record({ maxUnavailable: maybe(intOrPercent) }, { requiredKeys: [] })),
+    persistentVolumeClaimRetentionPolicy: maybe(
+      fc.record(
+        {
+          whenDeleted: maybe(fc.constantFrom('Retain', 'Delete', 'Sometimes')),
+          whenScaled: maybe(fc.constantFrom('Retain', 'Delete', '')),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    ordinals: maybe(fc.record({ start: fc.integer({ min: -1, max: 3 }) })),
+  },
+  { requiredKeys: [] },
+);
 const cloneSetSpec = fc.record(
   {
     replicas: maybe(fc.integer({ min: -2, max: 10 })),
@@ -266,22 +382,7 @@ const cloneSetSpec = fc.record(
           maxUnavailable: maybe(intOrPercent),
           maxSurge: maybe(intOrPercent),
           paused: maybe(fc.boolean()),
-          priorityStrategy: maybe(
-            fc.record(
-              {
-                weightPriority: maybe(
-                  fc.array(
-                    fc.record({ weight: fc.integer({ min: -1, max: 101 }), matchSelector: selector }),
-                    { maxLength: 2 },
-                  ),
-                ),
-                orderPriority: maybe(
-                  fc.array(fc.record({ orderedKey: fc.constantFrom('k', '') }), { maxLength: 2 }),
-                ),
-              },
-              { requiredKeys: [] },
-            ),
-          ),
+          priorityStrategy: maybe(priorityStrategy),
           scatterStrategy: maybe(
             fc.array(fc.record({ key: fc.constantFrom('k', ''), value: fc.constantFrom('v', 'w') }), {
               maxLength: 3,
@@ -335,17 +436,10 @@ function check(
   handler: AdmissionHandler,
   object: unknown,
   oldObject: unknown,
-  operation: 'CREATE' | 'UPDATE',
+  operation: 'CREATE' | 'UPDATE' | 'DELETE',
+  version: string,
 ): Promise<void> {
-  const request = {
-    uid: 'u',
-    kind: { group: 'apps.kruise.io', version: 'v1alpha1', kind: 'X' },
-    resource: { group: 'apps.kruise.io', version: 'v1alpha1', resource: 'x' },
-    namespace: 'default',
-    operation,
-    object,
-    oldObject,
-  } as AdmissionRequest;
+  const request = admissionRequest(operation, { version, kind: 'X', plural: 'x' }, object, oldObject);
   return Promise.resolve(handler(request)).then((r: AdmissionResponse) => {
     const outcome = r.allowed
       ? 'allowed'
@@ -370,10 +464,24 @@ const specs: Record<string, fc.Arbitrary<unknown>> = {
   ContainerRecreateRequest: crrSpec,
   CloneSet: cloneSetSpec,
 };
+/** Objects with a resourceVersion, so updates reach past the metadata rules. */
+const stored = (spec: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc.record({
+        metadata: fc.constant({ name: 'x', namespace: 'default', resourceVersion: '1' }),
+        spec,
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ metadata: weird, spec: weird }) },
+    { weight: 1, arbitrary: weird },
+  );
 
 /** Kinds whose generated objects are whole objects rather than a spec. */
 const objects: Record<string, fc.Arbitrary<unknown>> = {
   Pod: fc.oneof({ weight: 9, arbitrary: podObject }, { weight: 1, arbitrary: weird }),
+  StatefulSet: stored(statefulSetSpec),
 };
 
 /** How the generated requests were answered (so the property is known to reach past decoding). */
@@ -384,8 +492,14 @@ describe('admission handlers under generated malformed objects', () => {
     it(`${route.mutating ? 'mutating' : 'validating'} ${route.kind}: allowed or denied (4xx) with a message, never a crash`, async () => {
       const arb = objects[route.kind] ?? objectOf(specs[route.kind]!);
       await fc.assert(
-        fc.asyncProperty(arb, arb, fc.constantFrom('CREATE' as const, 'UPDATE' as const), (obj, old, op) =>
-          check(route.handler, obj, old, op),
+        fc.asyncProperty(
+          arb,
+          arb,
+          fc.constantFrom(
+            ...((route.operations ?? ['CREATE', 'UPDATE']) as ('CREATE' | 'UPDATE' | 'DELETE')[]),
+          ),
+          fc.constantFrom(...(route.versions ?? ['v1alpha1'])),
+          (obj, old, op, version) => check(route.handler, obj, old, op, version),
         ),
         { numRuns: 1500 },
       );

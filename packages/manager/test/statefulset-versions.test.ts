@@ -2,11 +2,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KruiseResources } from '@kruise/api';
-import { ControlPlane } from '@kruise/control-plane';
-import { CertManager, KubeClient, Resources, WebhookServer } from '@kruise/runtime';
+import type { ControlPlane } from '@kruise/control-plane';
+import { type KubeClient, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kubectl as runKubectl } from '../../../test/support/kubectl.ts';
+import { startConversionWebhook, startEnv as startRuntimeEnv } from '../../runtime/test/env.ts';
 import type { ManagerApp } from '../src/index.ts';
 import { kruiseConversions } from '../src/webhooks/conversion/index.ts';
 import { startEnv } from './env.ts';
@@ -142,12 +143,10 @@ describe('Advanced StatefulSet at both versions (control plane, kruise-manager, 
 describe('a write at v1alpha1 and the status (the conversion webhook alone)', () => {
   let cp: ControlPlane;
   let client: KubeClient;
-  let server: WebhookServer;
-  let certs: CertManager;
+  let webhook: Awaited<ReturnType<typeof startConversionWebhook>>;
 
   beforeAll(async () => {
-    cp = await ControlPlane.start();
-    client = KubeClient.fromString(cp.kubeconfig());
+    ({ cp, client } = await startRuntimeEnv());
     await client.create(Resources.Namespace, { metadata: { name: 'kruise-system' } });
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
       body: parse(
@@ -157,28 +156,11 @@ describe('a write at v1alpha1 and the status (the conversion webhook alone)', ()
         ),
       ),
     });
-    server = new WebhookServer();
     const conversions = kruiseConversions();
-    server.registerConversion('/convert', (r) => conversions.review(r));
-    certs = new CertManager(client, {
-      namespace: 'kruise-system',
-      serviceName: 'kruise-webhook-service',
-      crdGroup: 'apps.kruise.io',
-      onCertificates: (c) => server.setCertificate(c),
-    });
-    const port = await server.listen('127.0.0.1', 0, await certs.start());
-    await client.create(Resources.Service, {
-      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
-      spec: { ports: [{ port: 443 }] },
-    });
-    await client.create(Resources.Endpoints, {
-      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
-      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }],
-    });
+    webhook = await startConversionWebhook(client, (r) => conversions.review(r));
   });
   afterAll(async () => {
-    await certs?.stop();
-    await server?.close();
+    await webhook?.stop();
     await cp?.stop();
   });
 

@@ -1,7 +1,7 @@
 import type { ControlPlane } from '@kruise/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowed, CertManager, type KubeClient, Resources, serialOf, WebhookServer } from '../src/index.ts';
-import { eventually, startEnv } from './env.ts';
+import { eventually, pointService, startEnv } from './env.ts';
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -44,14 +44,7 @@ describe('CertManager', () => {
     });
     const first = await manager.sync();
     const port = await server.listen('127.0.0.1', 0, first);
-    await client.create(Resources.Service, {
-      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
-      spec: { ports: [{ port: 443 }] },
-    });
-    await client.create(Resources.Endpoints, {
-      metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
-      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }],
-    });
+    await pointService(client, 'kruise-system', 'kruise-webhook-service', port);
     const { port: _p, ...config } = webhookConfig(port);
     await client.create(Resources.ValidatingWebhookConfiguration, config);
     await manager.start();

@@ -1,4 +1,3 @@
-import { request } from 'node:https';
 import type { ControlPlane } from '@kruise/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +10,7 @@ import {
   Resources,
   WebhookServer,
 } from '../src/index.ts';
-import { startEnv } from './env.ts';
+import { pointService, postTo, startEnv } from './env.ts';
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -38,14 +37,7 @@ beforeAll(async () => {
     throw new Error('handler bug');
   });
   port = await server.listen('127.0.0.1', 0, certs);
-  await client.create(Resources.Service, {
-    metadata: { name: 'hooks', namespace: 'default' },
-    spec: { ports: [{ port: 443 }] },
-  });
-  await client.create(Resources.Endpoints, {
-    metadata: { name: 'hooks', namespace: 'default' },
-    subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }],
-  });
+  await pointService(client, 'default', 'hooks', port);
   const hook = (name: string, path: string) => ({
     name,
     admissionReviewVersions: ['v1'],
@@ -72,33 +64,8 @@ afterAll(async () => {
 });
 
 /** POSTs raw bytes to the webhook server. */
-function post(
-  path: string,
-  body: string,
-  contentType = 'application/json',
-): Promise<{ code: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        ca,
-        agent: false,
-        servername: 'hooks.default.svc',
-        headers: { 'content-type': contentType },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (path: string, body: string, contentType?: string) =>
+  postTo({ port, ca, servername: 'hooks.default.svc' }, path, body, contentType);
 
 describe('WebhookServer', () => {
   it('mutates and validates through the API server', async () => {

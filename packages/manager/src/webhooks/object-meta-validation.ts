@@ -1,3 +1,4 @@
+import type { ObjectMeta } from '@kruise/api';
 import { type FieldError, invalid, required } from './field-errors.ts';
 import { annotationsErrors, dns1123LabelErrors, labelsErrors } from './pod-template-validation.ts';
 
@@ -7,18 +8,6 @@ import { annotationsErrors, dns1123LabelErrors, labelsErrors } from './pod-templ
  * server checks them before any validating webhook is called.
  */
 
-/** The metadata fields looked at. */
-export interface Meta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-
 /** A name's problems; `prefix` for a generateName (whose trailing dash is allowed). */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
@@ -27,7 +16,7 @@ export const nameIsDnsLabel: NameValidator = (name, prefix) =>
   dns1123LabelErrors(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
 
 /** ValidateObjectMeta of a namespaced object: generateName and name by `nameErrors`, namespace, labels, annotations. */
-export function objectMetaErrors(meta: Meta | undefined, nameErrors: NameValidator): FieldError[] {
+export function objectMetaErrors(meta: ObjectMeta | undefined, nameErrors: NameValidator): FieldError[] {
   const out: FieldError[] = [];
   const { name = '', generateName = '', namespace = '' } = meta ?? {};
   if (generateName)
@@ -47,7 +36,10 @@ export function objectMetaErrors(meta: Meta | undefined, nameErrors: NameValidat
 }
 
 /** ValidateObjectMetaUpdate: a resourceVersion, no smaller generation, the same name, namespace and uid, valid labels and annotations. */
-export function objectMetaUpdateErrors(meta: Meta | undefined, old: Meta | undefined): FieldError[] {
+export function objectMetaUpdateErrors(
+  meta: ObjectMeta | undefined,
+  old: ObjectMeta | undefined,
+): FieldError[] {
   const out: FieldError[] = [];
   if (!meta?.resourceVersion)
     out.push(

@@ -136,6 +136,7 @@ export function webhookRoutes(
       path: '/validate-apps-kruise-io-statefulset',
       versions: ['v1alpha1', 'v1beta1'],
       operations: ['CREATE', 'UPDATE', 'DELETE'],
+      // Deletion protection's DELETE check will be handed in as `deletionCheck` (its own issue).
       handler: validateStatefulSet(gates, { storageClasses }),
     },
     ...(gates.enabled('PodWebhook')

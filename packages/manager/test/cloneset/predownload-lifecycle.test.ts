@@ -1,9 +1,10 @@
 import type { CloneSet } from '@kruise/api';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { changedImages, preDownloadPlan } from '../../src/controllers/cloneset/predownload.ts';
+import { preDownloadPlan } from '../../src/controllers/cloneset/predownload.ts';
 import { LifecycleControl } from '../../src/workload/lifecycle/control.ts';
 import type { NotReadyKey } from '../../src/workload/podreadiness/not-ready-keys.ts';
+import { changedImages } from '../../src/workload/predownload.ts';
 import { newRevision } from '../../src/workload/revision/index.ts';
 
 const cs = (spec: Partial<CloneSet['spec']> = {}, annotations: Record<string, string> = {}): CloneSet => ({

@@ -90,11 +90,12 @@ describe('Advanced StatefulSet strategies', () => {
     const { client } = env;
     await readySet('prio', { replicas: 3, podManagementPolicy: 'Parallel' });
     // weights on the pods themselves: prio-0 is the most important to update first
-    for (const [name, tier] of [
+    const tiers: [string, string][] = [
       ['prio-0', 'gold'],
       ['prio-1', 'bronze'],
       ['prio-2', 'silver'],
-    ])
+    ];
+    for (const [name, tier] of tiers)
       await client.mergePatch(Resources.Pod, 'default', name, { metadata: { labels: { tier } } });
     await setImage('prio', 'busybox:v2', {
       updateStrategy: {

@@ -114,9 +114,10 @@ export class CertManager {
     }
     const certs = await this.sync();
     this.timer = setInterval(() => {
-      this.running = this.sync().catch((err) =>
-        this.log.warn({ err: (err as Error).message }, 'certificate sync failed'),
-      );
+      // one pass at a time, after any CRD update in flight
+      this.running = this.running
+        .then(() => this.sync())
+        .catch((err) => this.log.warn({ err: (err as Error).message }, 'certificate sync failed'));
     }, this.o.resyncMs);
     this.timer.unref();
     return certs;

@@ -1,4 +1,4 @@
-import type { StatefulSet } from '@kruise/api';
+import type { ImagePullJob, StatefulSet } from '@kruise/api';
 import type { EventType, KubeClient, Logger } from '@kruise/runtime';
 import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
@@ -14,6 +14,8 @@ export interface StatefulSetDeps {
   claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
   /** A StorageClass from the cache (claim resize). */
   storageClass(name: string): StorageClass | undefined;
+  /** The ImagePullJobs a set owns (image pre-download). */
+  ownedJobs(set: StatefulSet): ImagePullJob[];
   scaleExpectations: ScaleExpectationsLike;
   resourceVersionExpectations: ResourceVersionExpectationsLike;
   gates: { enabled(name: string): boolean };

@@ -1,4 +1,4 @@
-import { KruiseResources, type StatefulSet } from '@kruise/api';
+import { type ImagePullJob, KruiseResources, type StatefulSet } from '@kruise/api';
 import { kubeletContainerHash, labelSelectorMatches } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,
@@ -60,7 +60,8 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   const classes = flags.featureGates.enabled('StatefulSetAutoResizePVCGate')
     ? f.informerFor<KubeObject>({ resource: Resources.StorageClass })
     : undefined;
-  for (const i of [pods, revisions] as Informer<KubeObject>[]) i.addIndex(OWNER_UID, ownerUids);
+  const jobs = f.informerFor<ImagePullJob & KubeObject>({ resource: KruiseResources.ImagePullJob });
+  for (const i of [pods, revisions, jobs] as Informer<KubeObject>[]) i.addIndex(OWNER_UID, ownerUids);
   pods.addIndex(ORPHANS, (p) => (controllerOf(p) ? [] : [p.metadata?.namespace ?? '']));
   sets.addIndex(NAMESPACE, (s) => [s.metadata?.namespace ?? '']);
   const expectations = manager.expectationsOptions(NAME, flags.expectationTimeoutMs);
@@ -74,6 +75,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       claim: (namespace, name) =>
         claims.get(`${namespace}/${name}`) as unknown as PersistentVolumeClaim | undefined,
       storageClass: (name) => classes?.get(name) as unknown as StorageClass | undefined,
+      ownedJobs: (set) => jobs.byIndex(OWNER_UID, set.metadata?.uid ?? ''),
       scaleExpectations: scale,
       resourceVersionExpectations: rv,
       gates: flags.featureGates,

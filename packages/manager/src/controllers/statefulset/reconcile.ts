@@ -5,7 +5,8 @@ import type { Logger } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { claimPods } from '../../workload/controller-ref.ts';
-import { podControls } from '../../workload/pod-controls.ts';
+import { type PodControls, podControls } from '../../workload/pod-controls.ts';
+import { syncPreDownload } from '../../workload/predownload.ts';
 import { revisionStore } from '../../workload/revision/store.ts';
 import { sortByPriority } from '../../workload/update-sort.ts';
 import { RequeueAfter } from '../cloneset/context.ts';
@@ -16,9 +17,16 @@ import { newStatefulSetPod, setRef } from './new-pods.ts';
 import { ordinalRange } from './ordinal-range.ts';
 import { StatefulPodControl } from './pod-control.ts';
 import { isHealthy } from './pod-health.ts';
-import { PodSteps } from './pod-steps.ts';
+import { inPlaceOptions, PodSteps } from './pod-steps.ts';
+import { preDownloadPlan } from './predownload.ts';
 import { currentRevisionNeeded, podsToUpdate, sortPods } from './replicas.ts';
-import { activeRevisions, applyRevision, podRevision, truncateHistory } from './revisions.ts';
+import {
+  activeRevisions,
+  applyRevision,
+  podRevision,
+  STATEFULSET_API_VERSION,
+  truncateHistory,
+} from './revisions.ts';
 import { RollingUpdate } from './rolling-update.ts';
 import { ScaleSteps } from './scale.ts';
 import { countReplicas, removeCondition, setCondition, trueCondition, writeStatus } from './status.ts';
@@ -50,6 +58,7 @@ export class StatefulSetReconciler {
   private readonly d: StatefulSetDeps;
   private readonly caches: StatefulSetCaches;
   private readonly podControl: StatefulPodControl;
+  private readonly controls: PodControls;
   private readonly steps: PodSteps;
   private readonly scale: ScaleSteps;
   private readonly rolling: RollingUpdate;
@@ -58,7 +67,8 @@ export class StatefulSetReconciler {
     this.d = deps;
     this.caches = caches;
     this.podControl = new StatefulPodControl(deps);
-    this.steps = new PodSteps(deps, podControls(deps.client, deps.now), this.podControl);
+    this.controls = podControls(deps.client, deps.now);
+    this.steps = new PodSteps(deps, this.controls, this.podControl);
     this.scale = new ScaleSteps(deps, this.podControl, this.steps);
     this.rolling = new RollingUpdate(deps, this.steps);
   }
@@ -107,6 +117,8 @@ export class StatefulSetReconciler {
       labelSelector: labelSelectorString(selector),
       ...(set.status?.conditions ? { conditions: set.status.conditions } : {}),
     };
+    if (this.d.gates.enabled('PreDownloadImageForInPlaceUpdate') && this.d.gates.enabled('KruiseDaemon'))
+      await this.preDownload(set, current, update);
     const requeue = new RequeueAfter();
     let error: unknown;
     let replicas: (Pod | undefined)[] = [];
@@ -131,6 +143,33 @@ export class StatefulSetReconciler {
     const pending = this.d.scaleExpectations.check(key);
     if (!pending.satisfied) requeue.push(pending.retryAfterMs);
     return requeue.value === undefined ? {} : { requeueAfterMs: requeue.value };
+  }
+
+  /** Image pre-download for the update revision (gate PreDownloadImageForInPlaceUpdate). */
+  private preDownload(
+    set: StatefulSet,
+    current: ControllerRevision,
+    update: ControllerRevision,
+  ): Promise<void> {
+    return syncPreDownload(
+      {
+        client: this.d.client,
+        event: (_owner, type, reason, message) => this.d.event(set, type, reason, message),
+        ownedJobs: () => this.d.ownedJobs(set),
+        revisionLabelled: (r) => this.d.resourceVersionExpectations.expect(r),
+        log: this.d.log,
+      },
+      { ...set, apiVersion: STATEFULSET_API_VERSION, kind: 'StatefulSet' },
+      current,
+      update,
+      () =>
+        preDownloadPlan(
+          set,
+          current,
+          update,
+          this.controls.inPlace.canUpdateInPlace(current, update, inPlaceOptions(set, this.d)),
+        ),
+    );
   }
 
   /** Owned members that match the selector; orphans adopted, pods that left released. */
