@@ -411,6 +411,90 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     expect(await claims()).toEqual([claimOf(kept!)]);
   }, 240_000);
 
+  it('runs an Advanced StatefulSet scenario (adoption, claims and their retention, in-place update, scale-down)', async () => {
+    const pods = async () =>
+      (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-sts' })).items.filter(
+        (p) => !p.metadata?.deletionTimestamp,
+      );
+    const claims = async () =>
+      (await admin.list(Resources.PersistentVolumeClaim, { namespace: 'default' })).items
+        .filter((c) => c.metadata?.name?.startsWith('data-rbac-sts-') && !c.metadata.deletionTimestamp)
+        .map((c) => c.metadata!.name!)
+        .sort();
+    const container = (tag: string) => ({
+      name: 'app',
+      image: `${registry()}/busybox:${tag}`,
+      command: LOOP,
+      volumeMounts: [{ name: 'data', mountPath: '/data' }],
+    });
+    const settled = (replicas: number) =>
+      waitFor(async () => {
+        const set = await admin.get(KruiseResources.StatefulSet, 'default', 'rbac-sts');
+        const st = set.status;
+        return st?.observedGeneration === set.metadata?.generation &&
+          st?.readyReplicas === replicas &&
+          st.updatedReplicas === replicas &&
+          (await pods()).length === replicas
+          ? st
+          : undefined;
+      }, 90_000);
+    // an orphan pod of the set's name and selector, adopted (a fresh read of the set first)
+    await admin.create(Resources.Pod, {
+      metadata: { name: 'rbac-sts-0', namespace: 'default', labels: { app: 'rbac-sts' } },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }],
+      },
+    });
+    await admin.create(KruiseResources.StatefulSet, {
+      metadata: { name: 'rbac-sts', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        podManagementPolicy: 'Parallel',
+        selector: { matchLabels: { app: 'rbac-sts' } },
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+        updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', maxUnavailable: 2 } },
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+        template: {
+          metadata: { labels: { app: 'rbac-sts' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+            containers: [container('v1')],
+          },
+        },
+      },
+    });
+    const set = await admin.get(KruiseResources.StatefulSet, 'default', 'rbac-sts');
+    await waitFor(async () =>
+      (await admin.get(Resources.Pod, 'default', 'rbac-sts-0')).metadata?.ownerReferences?.some(
+        (r: any) => r.uid === set.metadata?.uid,
+      ),
+    );
+    // the adopted pod has no claim volume: it is replaced to get one (specified delete)
+    await admin.mergePatch(Resources.Pod, 'default', 'rbac-sts-0', {
+      metadata: { labels: { 'apps.kruise.io/specified-delete': 'true' } },
+    });
+    await settled(2);
+    expect(await claims()).toEqual(['data-rbac-sts-0', 'data-rbac-sts-1']);
+    const before = (await pods()).map((p) => p.metadata?.uid).sort();
+    // in place: same pods
+    await admin.mergePatch(KruiseResources.StatefulSet, 'default', 'rbac-sts', {
+      spec: { template: { spec: { containers: [container('v2')] } } },
+    });
+    await settled(2);
+    expect((await pods()).map((p) => p.metadata?.uid).sort()).toEqual(before);
+    // scale down: the scaled-down pod's claim is handed to the pod (patch) and goes with it
+    await admin.mergePatch(KruiseResources.StatefulSet, 'default', 'rbac-sts', { spec: { replicas: 1 } });
+    await settled(1);
+    await waitFor(async () => (await claims()).join() === 'data-rbac-sts-0', 60_000);
+  }, 240_000);
+
   it('runs a container launch priority scenario (barrier ConfigMap created and patched, pod annotated)', async () => {
     await admin.create(Resources.Pod, {
       metadata: {

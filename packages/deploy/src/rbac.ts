@@ -57,6 +57,14 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['apps.kruise.io'], ['clonesets/status'], ['update']),
   rule(['apps'], ['controllerrevisions'], [...WATCH, 'create', 'update', 'patch', 'delete']),
   rule([''], ['persistentvolumeclaims'], ['list', 'create', 'update', 'delete']),
+  // Advanced StatefulSet controller: its pods (rules above), its status, a fresh read before it
+  // adopts an orphan pod (and after a status conflict), its claims: watched, created (above), their
+  // owners kept to persistentVolumeClaimRetentionPolicy and their size to the templates (patch);
+  // storage classes say whether a claim may grow (gate StatefulSetAutoResizePVCGate).
+  rule(['apps.kruise.io'], ['statefulsets'], [...WATCH, 'get']),
+  rule(['apps.kruise.io'], ['statefulsets/status'], ['update']),
+  rule([''], ['persistentvolumeclaims'], ['watch', 'patch']),
+  rule(['storage.k8s.io'], ['storageclasses'], WATCH),
   // Container launch priority: the pod's `<pod>-barrier` ConfigMap (read uncached, created, keys
   // added); the completed annotation goes on the pod (pods patch above).
   rule([''], ['configmaps'], ['get', 'create', 'patch']),
@@ -140,6 +148,18 @@ export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
     resource: 'controllerrevisions',
     verb: 'patch',
     why: 'labels a CloneSet revision pre-downloaded or ignored (gate PreDownloadImageForInPlaceUpdate, off in deploy/)',
+  },
+  {
+    role: 'kruise-manager-role',
+    resource: 'storageclasses',
+    verb: 'list',
+    why: 'whether a claim may grow (gate StatefulSetAutoResizePVCGate, off in deploy/)',
+  },
+  {
+    role: 'kruise-manager-role',
+    resource: 'storageclasses',
+    verb: 'watch',
+    why: 'whether a claim may grow (gate StatefulSetAutoResizePVCGate, off in deploy/)',
   },
   {
     role: 'kruise-manager-role',
