@@ -124,6 +124,8 @@ export async function runPod(client: KubeClient, pod: Pod, node = 'n1'): Promise
         ready: true,
         restartCount: 0,
         containerID: `containerd://${name}-${c.name}`,
+        // what the node allocated, as kubelet reports it (an in-place resize completes on it)
+        ...(c.resources ? { resources: c.resources } : {}),
         started: true,
         state: { running: { startedAt: now } },
       })),

@@ -110,6 +110,36 @@ describe('Advanced StatefulSet scaling', () => {
     });
   });
 
+  it('Parallel with scaleStrategy.maxUnavailable keeps at most that many pods not ready while it scales up', async () => {
+    const { client } = env;
+    await client.create(
+      KruiseResources.StatefulSet,
+      statefulSet('bounded', {
+        replicas: 6,
+        podManagementPolicy: 'Parallel',
+        scaleStrategy: { maxUnavailable: 2 },
+      }),
+    );
+    const isReady = (p: Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    let most = 0;
+    for (;;) {
+      // the controller has acted on every pod change so far once its status counts each pod and each ready one
+      const pods = await eventually(async () => {
+        const [s, p] = await Promise.all([observedStatus(client, 'bounded'), podsOf(client, 'bounded')]);
+        return s?.replicas === p.length && s.readyReplicas === p.filter(isReady).length && p.length > 0
+          ? p
+          : undefined;
+      });
+      const notReady = pods.filter((p) => !isReady(p));
+      most = Math.max(most, notReady.length);
+      expect(notReady.length, pods.map((p) => p.metadata?.name).join()).toBeLessThanOrEqual(2);
+      if (pods.length === 6 && notReady.length === 0) break;
+      // one pod at a time becomes ready: each frees one place for a new pod
+      await runPod(client, notReady[0]!);
+    }
+    expect(most).toBe(2);
+  });
+
   it('recreates a pod that Failed or Succeeded', async () => {
     const { client } = env;
     const before = (await podsOf(client, 'ordered'))[0]!;

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   eventually,
   getSet,
+  isBroken,
   observedStatus,
   podsOf,
+  runPod,
   runSetUntil,
   type StatefulSetEnv,
   startStatefulSetEnv,
@@ -14,7 +16,7 @@ import {
 
 let env: StatefulSetEnv;
 beforeAll(async () => {
-  env = await startStatefulSetEnv();
+  env = await startStatefulSetEnv(['--feature-gates=InPlaceWorkloadVerticalScaling=true']);
 });
 afterAll(() => env?.stop());
 
@@ -111,5 +113,95 @@ describe('Advanced StatefulSet rolling update', () => {
       return s?.updatedReplicas === 3 && s.readyReplicas === 3;
     });
     expect((await podsOf(client, 'stuck')).map(image)).toEqual(['busybox:v3', 'busybox:v3', 'busybox:v3']);
+  });
+
+  it('a rollout stuck on a broken revision goes back when the template is rolled back: the broken pod is replaced, the others kept', async () => {
+    const { client } = env;
+    const before = uidOf(await readySet('rollback', { replicas: 3 }));
+    await setImage('rollback', 'busybox:broken');
+    await runSetUntil(client, 'rollback', async () => {
+      const s = await observedStatus(client, 'rollback');
+      return s?.updatedReplicas === 1 && s.readyReplicas === 2;
+    });
+    await setImage('rollback', 'busybox:v1');
+    const done = await runSetUntil(client, 'rollback', async () => {
+      const s = await observedStatus(client, 'rollback');
+      return s?.readyReplicas === 3 && s.updatedReplicas === 3 && s.currentRevision === s.updateRevision
+        ? s
+        : undefined;
+    });
+    const after = await podsOf(client, 'rollback');
+    expect(after.map(image)).toEqual(['busybox:v1', 'busybox:v1', 'busybox:v1']);
+    const uids = uidOf(after);
+    expect([uids['rollback-0'], uids['rollback-1']]).toEqual([before['rollback-0'], before['rollback-1']]);
+    expect(uids['rollback-2']).not.toBe(before['rollback-2']);
+    expect(done.updateRevision).toBe(after[0]!.metadata?.labels?.['controller-revision-hash']);
+  });
+
+  it('Parallel with scaleStrategy.maxUnavailable 100% (kruise #1134): a broken update stops at maxUnavailable and goes on once fixed', async () => {
+    const { client } = env;
+    await readySet('par-broken', {
+      replicas: 4,
+      podManagementPolicy: 'Parallel',
+      scaleStrategy: { maxUnavailable: '100%' },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
+    });
+    await setImage('par-broken', 'busybox:broken');
+    await runSetUntil(client, 'par-broken', async () => {
+      const s = await observedStatus(client, 'par-broken');
+      const broken = (await podsOf(client, 'par-broken')).filter(isBroken);
+      return s?.updatedReplicas === 2 && s.readyReplicas === 2 && broken.length === 2;
+    });
+    // two broken pods are all maxUnavailable allows: the other two stay on the old image
+    expect((await podsOf(client, 'par-broken')).map(image)).toEqual([
+      'busybox:v1',
+      'busybox:v1',
+      'busybox:broken',
+      'busybox:broken',
+    ]);
+    await setImage('par-broken', 'busybox:v3');
+    await runSetUntil(client, 'par-broken', async () => {
+      const s = await observedStatus(client, 'par-broken');
+      return s?.updatedReplicas === 4 && s.readyReplicas === 4 && s.currentRevision === s.updateRevision;
+    });
+    expect((await podsOf(client, 'par-broken')).map(image)).toEqual(Array(4).fill('busybox:v3'));
+  });
+
+  it('InPlaceWorkloadVerticalScaling: a cpu change resizes the pods in place, keeping every pod', async () => {
+    const { client } = env;
+    const resources = (cpu: string) => ({ requests: { cpu }, limits: { cpu } });
+    const template = (cpu: string) => ({
+      metadata: { labels: { app: 'resize' } },
+      spec: {
+        readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+        containers: [{ name: 'main', image: 'busybox:v1', resources: resources(cpu) }],
+      },
+    });
+    const before = uidOf(
+      await readySet('resize', {
+        replicas: 2,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+        template: template('100m'),
+      }),
+    );
+    await client.mergePatch(KruiseResources.StatefulSet, 'default', 'resize', {
+      spec: { template: template('200m') },
+    });
+    // the node reports the new allocation once a pod is resized (as kubelet does), and the update goes on
+    await eventually(
+      async () => {
+        for (const p of await podsOf(client, 'resize'))
+          if (p.spec?.containers[0]?.resources?.requests?.cpu === '200m') await runPod(client, p);
+        const s = await observedStatus(client, 'resize');
+        return s?.updatedReadyReplicas === 2 && s.currentRevision === s.updateRevision;
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what: 'both pods resized to 200m' },
+    );
+    const after = await podsOf(client, 'resize');
+    expect(uidOf(after)).toEqual(before);
+    expect(after.map((p) => p.spec?.containers[0]?.resources)).toEqual([
+      resources('200m'),
+      resources('200m'),
+    ]);
   });
 });
