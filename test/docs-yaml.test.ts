@@ -42,6 +42,7 @@ const FEATURE_GUIDES = [
   'docs/image-warm-up.md',
   'docs/container-recreate-request.md',
   'docs/cloneset.md',
+  'docs/advanced-statefulset.md',
   'docs/container-launch-priority.md',
   'docs/kubectl-kruise.md',
   'docs/install.md',

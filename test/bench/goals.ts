@@ -107,6 +107,21 @@ export const GOALS = {
     atMost: 0,
     of: 'every',
   },
+  'statefulset.scale-1000-of-raw': {
+    what: 'Advanced StatefulSet (Parallel) scale 0 -> 1,000 on 10 Nodes (bound, not run): pods created per second as a share of raw creates',
+    unit: '%',
+    atLeast: 50,
+  },
+  'statefulset.inplace-vs-recreate': {
+    what: 'Advanced StatefulSet (Parallel, maxUnavailable 20%): in-place update of 50 running pods (same-digest tag) vs ReCreate of the same 50: time until all updated and ready',
+    unit: 'x',
+    atMost: 0.5,
+  },
+  'statefulset.orderedready-20-overhead': {
+    what: "Advanced StatefulSet OrderedReady scale 0 -> 20 running pods: the controller's share of the time (beyond the sum of the pods' own create-to-Ready times)",
+    unit: '%',
+    atMost: 10,
+  },
   'manager.rss': {
     what: 'kruise-manager RSS (built JS), 1,000 NodeImages and 10,000 pods cached',
     unit: 'MB',

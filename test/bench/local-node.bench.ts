@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { startLocalNodeProcess } from '@kruise/stack/program-recipes';
 import { criStackRunner } from '@kruise/stack/runtime-stack';
 import { eventually } from '../support/poll.ts';
 import { figure, print } from './figures.ts';
+import { tagSameDigest } from './same-digest.ts';
 
 const ROUNDS = 10;
 const PODS = 100;
@@ -30,14 +30,7 @@ export async function benchLocalNode(): Promise<void> {
   stack.run('install');
   stack.run('up');
   const registry = `127.0.0.1:${port}`;
-  execFileSync('skopeo', [
-    'copy',
-    '--quiet',
-    '--src-tls-verify=false',
-    '--dest-tls-verify=false',
-    `docker://${registry}/busybox:v1`,
-    `docker://${registry}/busybox:v1-same`,
-  ]);
+  tagSameDigest(registry, ['v1-same']);
   const cp = await ControlPlane.start();
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, cp.kubeconfig());

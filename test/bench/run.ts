@@ -26,6 +26,7 @@ import { benchLocalNode } from './local-node.bench.ts';
 import { benchManager } from './manager.bench.ts';
 import { runBench, type Suite } from './runner.ts';
 import { benchRuntime } from './runtime.bench.ts';
+import { benchStatefulSet } from './statefulset.bench.ts';
 
 const suites: Suite[] = [
   { name: 'control-plane', title: 'control plane', run: benchControlPlane },
@@ -33,6 +34,7 @@ const suites: Suite[] = [
   { name: 'manager', title: 'kruise-manager', run: benchManager },
   { name: 'admission', title: 'admission webhooks', run: benchAdmission },
   { name: 'cloneset', title: 'CloneSet', run: benchCloneSet },
+  { name: 'statefulset', title: 'Advanced StatefulSet', run: benchStatefulSet },
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
   { name: 'local-node', title: 'local node (kubelet part)', run: benchLocalNode },

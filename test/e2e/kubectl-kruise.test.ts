@@ -10,7 +10,7 @@ import { kubectlPath } from '../support/kube-tools.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
 /**
- * `kubectl kruise` on a real node (exec, create ContainerRecreateRequest, rollout restart --in-place, set image, rollout): the real
+ * `kubectl kruise` on a real node (exec, create ContainerRecreateRequest, rollout restart --in-place, set image, rollout; CloneSet and Advanced StatefulSet): the real
  * kubectl runs the plugin from PATH against the control plane, kruise-manager, kruise-daemon and a
  * local node on containerd; containers really restart inside the same pods.
  */
@@ -298,21 +298,20 @@ describe('kubectl kruise rollout restart --in-place', () => {
  * end, and `rollout undo` goes back the same way.
  */
 const image = (tag: string) => `${sys.registry}/busybox:${tag}`;
-const setImagePods = async () =>
+const setImagePods = async (app = 'setimage') =>
   (
-    (await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=setimage' }))
+    (await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${app}` }))
       .items as KubeObject[]
   )
     .filter((p) => !p.metadata?.deletionTimestamp)
     .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
-/** Waits until the CloneSet observed its generation and every pod runs `tag`, ready. */
-const allAt = (tag: string) =>
+/** Waits until the workload (a CloneSet by default) observed its generation and every pod runs `tag`, ready. */
+const allAt = (tag: string, resource = KruiseResources.CloneSet, app = 'setimage') =>
   until(async () => {
-    const cs = (await sys.client.get(KruiseResources.CloneSet, 'default', 'setimage')) as CloneSet &
-      KubeObject;
+    const cs = (await sys.client.get(resource, 'default', app)) as CloneSet & KubeObject;
     if (cs.status?.observedGeneration !== cs.metadata?.generation || cs.status?.updatedReadyReplicas !== 2)
       return undefined;
-    const p = await setImagePods();
+    const p = await setImagePods(app);
     const ok = p.length === 2 && p.every((x) => x.status?.containerStatuses?.[0]?.image === image(tag));
     return ok && p.every((x) => x.status?.containerStatuses?.[0]?.ready) ? p : undefined;
   }, 60_000);
@@ -353,6 +352,66 @@ describe('kubectl kruise set image and rollout on a real node', () => {
     const undo = await plugin.kruise(['rollout', 'undo', 'cloneset/setimage']);
     expect(undo).toMatchObject({ code: 0, out: 'cloneset.apps.kruise.io/setimage rolled back\n', err: '' });
     const back = await allAt('v1');
+    expect(back.map((p) => p.metadata!.uid)).toEqual(uids);
+    expect(back.map((p) => p.status!.containerStatuses![0]!.restartCount)).toEqual([2, 2]);
+  });
+});
+
+/**
+ * The same on an Advanced StatefulSet (`asts`): `set image` updates its pods in place on containerd
+ * (same UIDs, one container restart), `rollout status` returns once that is really done, and
+ * `rollout undo` goes back in place.
+ */
+describe('kubectl kruise set image and rollout on an Advanced StatefulSet on a real node', () => {
+  it('set image updates the pods in place: same UIDs, one restart; rollout status follows it; undo too', async () => {
+    await sys.client.create(KruiseResources.StatefulSet, {
+      metadata: { name: 'astsimage', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        serviceName: 'astsimage',
+        selector: { matchLabels: { app: 'astsimage' } },
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+        template: {
+          metadata: { labels: { app: 'astsimage' } },
+          spec: {
+            readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'app', image: image('v1'), command: LOOP }],
+          },
+        },
+      },
+    });
+    const before = await allAt('v1', KruiseResources.StatefulSet, 'astsimage');
+    const uids = before.map((p) => p.metadata!.uid);
+    expect(before.map((p) => p.metadata!.name)).toEqual(['astsimage-0', 'astsimage-1']);
+
+    const set = await plugin.kruise(['set', 'image', 'asts/astsimage', `app=${image('v2')}`]);
+    expect(set).toMatchObject({
+      code: 0,
+      out: 'statefulset.apps.kruise.io/astsimage image updated\n',
+      err: '',
+    });
+    const status = await plugin.kruise(['rollout', 'status', 'asts/astsimage', '--timeout=90s']);
+    expect(status).toMatchObject({ code: 0, err: '' });
+    expect(status.out.trim().split('\n').at(-1)).toMatch(
+      /^Advanced StatefulSet rolling update complete 2 pods at revision astsimage-\w+\.\.\.$/,
+    );
+    // done means done: both pods already run v2 in their restarted container, ready
+    const now = await setImagePods('astsimage');
+    expect(
+      now.map((p) => {
+        const c = p.status!.containerStatuses![0]!;
+        return [p.metadata!.uid, c.image, c.restartCount, c.ready];
+      }),
+    ).toEqual(uids.map((uid) => [uid, image('v2'), 1, true]));
+
+    const undo = await plugin.kruise(['rollout', 'undo', 'asts/astsimage']);
+    expect(undo).toMatchObject({
+      code: 0,
+      out: 'statefulset.apps.kruise.io/astsimage rolled back\n',
+      err: '',
+    });
+    const back = await allAt('v1', KruiseResources.StatefulSet, 'astsimage');
     expect(back.map((p) => p.metadata!.uid)).toEqual(uids);
     expect(back.map((p) => p.status!.containerStatuses![0]!.restartCount)).toEqual([2, 2]);
   });

@@ -74,6 +74,26 @@ describe('pnpm start (the local stack)', () => {
       /ContainerRecreateRequest demo-restart: Completed \(app Succeeded, sidecar Succeeded\)/,
     );
     const client = KubeClient.fromString(readFileSync(join(stateDir, 'kubeconfig'), 'utf8'));
+    // The Advanced StatefulSet's pods, as printed ready at busybox:v1, are the same pods (UID, IP)
+    // that now run busybox:v2 after one restart.
+    const printedAtV1 = new Map(
+      [
+        ...out.matchAll(/ pod (demo-asts-\d) ordinal=\d (uid=\S+ ip=\S+) \S*busybox:v1 restarts=0 ready\n/g),
+      ].map((m) => [m[1], m[2]]),
+    );
+    expect([...printedAtV1.keys()].sort()).toEqual(['demo-asts-0', 'demo-asts-1', 'demo-asts-2']);
+    const asts = await client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=demo-asts' });
+    expect(
+      asts.items.map((p: any) => [
+        p.metadata.name,
+        `uid=${p.metadata.uid} ip=${p.status.podIP}`,
+        p.spec.containers[0].image.endsWith('/busybox:v2'),
+        p.status.containerStatuses[0].restartCount,
+      ]),
+    ).toEqual([...printedAtV1].sort().map(([name, identity]) => [name, identity, true, 1]));
+    expect(out).toContain(
+      'examples: Advanced StatefulSet demo-asts updated in place: every pod kept its name, UID and IP',
+    );
     const pod = await client.get(Resources.Pod, 'default', 'demo');
     expect(pod.status.containerStatuses.map((c: any) => c.restartCount)).toEqual([1, 1]);
     // kubectl logs demo -c app [--previous]: the run before the CRR's restart, and the current one.

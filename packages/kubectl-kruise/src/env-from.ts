@@ -1,7 +1,7 @@
 import type { KubeObject } from '@kruise/runtime/kube/client';
 import { Resources } from '@kruise/runtime/kube/resources';
 import type { CommandContext } from './command.ts';
-import { kindNamed } from './kinds.ts';
+import { kindNamed, namesBuiltInWorkload } from './kinds.ts';
 
 /** A container environment variable. */
 export type EnvVar = { name: string; value?: string; valueFrom?: Record<string, any> };
@@ -33,7 +33,8 @@ export async function envFrom(ctx: CommandContext, from: string, keys: readonly 
   const name = slash < 0 ? '' : from.slice(slash + 1);
   const source = SOURCE_NAMES[type];
   if (!source) {
-    if (kindNamed(type)) throw new Error('unsupported resource specified in --from');
+    if (kindNamed(type) || namesBuiltInWorkload(type))
+      throw new Error('unsupported resource specified in --from');
     throw new Error(`the server doesn't have a resource type "${type}"`);
   }
   if (!name) throw new Error('resource(s) were provided, but no name was specified');

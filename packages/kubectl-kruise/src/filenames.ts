@@ -4,7 +4,7 @@ import type { KubeObject } from '@kruise/runtime/kube/client';
 import { parseAllDocuments } from 'yaml';
 import type { CommandContext } from './command.ts';
 import type { FlagSpec } from './flags.ts';
-import { kindNamed } from './kinds.ts';
+import { kindOfObject } from './kinds.ts';
 import type { Target } from './targets.ts';
 
 /** kubectl's `-f/--filename` flag (files, directories, or `-` for standard input). */
@@ -77,8 +77,8 @@ export function fileTargets(ctx: CommandContext, args: readonly string[]): Targe
   const targets: Target[] = [];
   for (const path of filenamesOf(ctx).flatMap(filesOf)) {
     for (const object of objectsOf(path)) {
-      const kind = kindNamed(object.kind ?? '');
-      if (!kind || kind.resource.group !== String(object.apiVersion).split('/')[0])
+      const kind = kindOfObject(object);
+      if (!kind)
         throw new Error(
           `unable to recognize "${path === '-' ? 'STDIN' : path}": no matches for kind "${object.kind}" in version "${object.apiVersion}"`,
         );

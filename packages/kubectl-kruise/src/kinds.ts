@@ -1,12 +1,12 @@
 import { KruiseResources } from '@kruise/api/kinds';
 import type { ResourceRef } from '@kruise/kube-compat/resource-ref';
 import type { KubeObject } from '@kruise/runtime/kube/client';
-import { cloneSetStatus, type RolloutStatus } from './status.ts';
+import { advancedStatefulSetStatus, cloneSetStatus, type RolloutStatus } from './status.ts';
 
 /**
- * A Kruise workload kind the commands handle. Adding a kind (Advanced StatefulSet, Advanced
- * DaemonSet) is one more row in {@link WORKLOAD_KINDS}; a command reads what differs between kinds
- * from here instead of switching on the kind.
+ * A Kruise workload kind the commands handle. Adding a kind (Advanced DaemonSet) is one more row
+ * in {@link WORKLOAD_KINDS}; a command reads what differs between kinds from here instead of
+ * switching on the kind.
  */
 export interface WorkloadKind {
   /** The API kind, e.g. `CloneSet`. */
@@ -28,15 +28,35 @@ export interface WorkloadKind {
 export const qualifiedName = (k: WorkloadKind) =>
   k.resource.group ? `${k.kind.toLowerCase()}.${k.resource.group}` : k.kind.toLowerCase();
 
-function namesOf(resource: ResourceRef, shortNames: readonly string[]): string[] {
+/**
+ * The names kubectl's RESTMapper resolves to a custom resource: its singular, plural and short
+ * names (`bare`: those that are not also a built-in resource's), and each of singular, plural and
+ * short names qualified as `NAME.GROUP` and `NAME.VERSION.GROUP` for every served version.
+ */
+function namesOf(
+  resource: ResourceRef,
+  shortNames: readonly string[],
+  o: { bare?: readonly string[]; versions?: readonly string[] } = {},
+): string[] {
   const singular = resource.kind.toLowerCase();
-  const names = [singular, resource.plural, ...shortNames];
-  const qualified = [singular, resource.plural].flatMap((n) => [
+  const all = [singular, resource.plural, ...shortNames];
+  const qualified = all.flatMap((n) => [
     `${n}.${resource.group}`,
-    `${n}.${resource.version}.${resource.group}`,
+    ...(o.versions ?? [resource.version]).map((v) => `${n}.${v}.${resource.group}`),
   ]);
-  return [...names, ...qualified];
+  return [...(o.bare ?? all), ...qualified];
 }
+
+/**
+ * The names kubectl resolves to the built-in apps/v1 StatefulSet: `sts` and `statefulset(s)` are
+ * the Advanced StatefulSet's names too, but kubectl (and so kruise-tools) prefers the built-in
+ * group, so those mean the built-in kind, which this plugin does not handle.
+ */
+const BUILT_IN_STATEFULSET_NAMES = ['statefulset', 'statefulsets', 'sts'].flatMap((n) => [
+  n,
+  `${n}.apps`,
+  `${n}.v1.apps`,
+]);
 
 /** The workload kinds of this project, as the commands see them. */
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
@@ -49,10 +69,55 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
     pausedPath: ['spec', 'updateStrategy', 'paused'],
     rolloutStatus: cloneSetStatus,
   },
+  {
+    kind: 'StatefulSet',
+    resource: KruiseResources.StatefulSet,
+    names: namesOf(KruiseResources.StatefulSet, ['sts', 'asts'], {
+      bare: ['asts'],
+      versions: ['v1beta1', 'v1alpha1'],
+    }),
+    scalable: true,
+    templatePath: ['spec', 'template'],
+    pausedPath: ['spec', 'updateStrategy', 'rollingUpdate', 'paused'],
+    rolloutStatus: advancedStatefulSetStatus,
+  },
 ];
+
+/**
+ * The resource types as kubectl's `set` help lists them. Plain `statefulset (sts)` is the built-in
+ * StatefulSet, which kubectl handles; an Advanced StatefulSet is `asts` or
+ * `statefulsets.apps.kruise.io`.
+ */
+export const POSSIBLE_RESOURCES = `Possible resources include (case insensitive):
+
+  cloneset (clone), statefulset.apps.kruise.io (asts)`;
 
 /** The kind a command-line type names (case-insensitive, as kubectl's RESTMapper), or undefined. */
 export function kindNamed(type: string): WorkloadKind | undefined {
   const wanted = type.toLowerCase();
   return WORKLOAD_KINDS.find((k) => k.names.includes(wanted));
+}
+
+/** Whether a command-line type names a built-in workload this plugin leaves to kubectl. */
+export const namesBuiltInWorkload = (type: string) => BUILT_IN_STATEFULSET_NAMES.includes(type.toLowerCase());
+
+/**
+ * The kind a command-line type names.
+ * @throws Error with kubectl's words for an unknown type, and for `sts`/`statefulset` (the
+ * built-in StatefulSet) how to name an Advanced StatefulSet instead.
+ */
+export function requireKind(type: string): WorkloadKind {
+  const kind = kindNamed(type);
+  if (kind) return kind;
+  if (namesBuiltInWorkload(type))
+    throw new Error(
+      `"${type}" is the built-in StatefulSet (apps/v1), which kubectl kruise does not handle (use kubectl); an Advanced StatefulSet is "asts" or "statefulsets.apps.kruise.io"`,
+    );
+  throw new Error(`the server doesn't have a resource type "${type}"`);
+}
+
+/** The kind of an object read from a file: its `kind` in its apiVersion's group, or undefined. */
+export function kindOfObject(obj: { apiVersion?: string; kind?: string }): WorkloadKind | undefined {
+  const group = String(obj.apiVersion ?? '').split('/')[0];
+  return WORKLOAD_KINDS.find((k) => k.kind === obj.kind && k.resource.group === group);
 }

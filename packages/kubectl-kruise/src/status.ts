@@ -50,3 +50,40 @@ export function cloneSetStatus(cs: KubeObject): RolloutStatus {
     done: true,
   };
 }
+
+/** kubectl's refusal to follow a StatefulSet that is not updated by rolling update. */
+export const ONLY_ROLLING_UPDATE = 'rollout status is only available for RollingUpdate strategy type';
+
+/**
+ * kruise-tools' Advanced StatefulSet status viewer, with its messages (its partition line is
+ * worded `finish:N … has been updated`), made to wait for what it announces: an `OnDelete` set is
+ * refused as kubectl refuses a built-in one (upstream would report it complete); the latest
+ * generation must be observed first; then `replicas − partition` pods must be updated (upstream
+ * skips this without a partition, so right after `set image` it read the old pods as complete),
+ * then every pod ready.
+ * @throws Error {@link ONLY_ROLLING_UPDATE} for an `OnDelete` set.
+ */
+export function advancedStatefulSetStatus(set: KubeObject): RolloutStatus {
+  const spec = set.spec ?? {};
+  const status = set.status ?? {};
+  if ((spec.updateStrategy?.type ?? 'RollingUpdate') !== 'RollingUpdate')
+    throw new Error(ONLY_ROLLING_UPDATE);
+  if (!status.observedGeneration || Number(set.metadata?.generation ?? 0) > Number(status.observedGeneration))
+    return { message: 'Waiting for Advanced StatefulSet spec update to be observed...', done: false };
+  const replicas = Number(spec.replicas ?? 1);
+  const partition = Number(spec.updateStrategy?.rollingUpdate?.partition ?? 0);
+  const wanted = Math.max(replicas - partition, 0);
+  const updated = Number(status.updatedReplicas ?? 0);
+  if (updated < wanted)
+    return {
+      message: `Waiting for partitioned roll out to finish:${updated} out of ${wanted} new pods has been updated...`,
+      done: false,
+    };
+  const ready = Number(status.readyReplicas ?? 0);
+  if (ready < replicas)
+    return { message: `Waiting for ${replicas - ready} pods to be ready...`, done: false };
+  return {
+    message: `Advanced StatefulSet rolling update complete ${Number(status.availableReplicas ?? 0)} pods at revision ${status.updateRevision ?? ''}...`,
+    done: true,
+  };
+}

@@ -1,7 +1,7 @@
 import type { KubeObject } from '@kruise/runtime/kube/client';
 import type { CommandContext } from './command.ts';
 import { filenamesOf, fileTargets } from './filenames.ts';
-import { kindNamed, qualifiedName, type WorkloadKind } from './kinds.ts';
+import { qualifiedName, requireKind, type WorkloadKind } from './kinds.ts';
 
 /** One object a command acts on. */
 export interface Target {
@@ -22,12 +22,6 @@ Example resource specifications include:
 
 const SEPARATE_TYPE =
   "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'";
-
-function kindOf(type: string): WorkloadKind {
-  const kind = kindNamed(type);
-  if (!kind) throw new Error(`the server doesn't have a resource type "${type}"`);
-  return kind;
-}
 
 /**
  * Resolves resource arguments as kubectl's resource builder does: `-f FILE` (see filenames.ts), `TYPE/NAME ...`, `TYPE NAME ...`,
@@ -50,10 +44,10 @@ export async function resolveTargets(
       if (slash < 0) throw new Error(SEPARATE_TYPE);
       const name = arg.slice(slash + 1);
       if (!name) throw new Error(`arguments in resource/name form must have a single resource and name`);
-      return { kind: kindOf(arg.slice(0, slash)), namespace, name };
+      return { kind: requireKind(arg.slice(0, slash)), namespace, name };
     });
   }
-  const kind = kindOf(first);
+  const kind = requireKind(first);
   if (rest.some((a) => a.includes('/'))) throw new Error(SEPARATE_TYPE);
   if (rest.length) return rest.map((name) => ({ kind, namespace, name }));
   const selector = typeof ctx.flags.selector === 'string' ? ctx.flags.selector : '';

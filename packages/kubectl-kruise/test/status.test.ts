@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cloneSetStatus } from '../src/status.ts';
+import { advancedStatefulSetStatus, cloneSetStatus } from '../src/status.ts';
 
 /** A CloneSet at generation 2 with this spec and status (observedGeneration 2 unless given). */
 const cs = (spec: Record<string, unknown>, status: Record<string, unknown>) => ({
@@ -45,6 +45,49 @@ describe('rollout status of a CloneSet', () => {
     });
     expect(recreate({ updatedReplicas: 4, readyReplicas: 4, availableReplicas: 4 })).toEqual({
       message: 'CloneSet rolling update complete 4 pods at revision web-abc...',
+      done: true,
+    });
+  });
+});
+
+/** An Advanced StatefulSet of 4 replicas at generation 2 with this update strategy and status. */
+const asts = (updateStrategy: Record<string, unknown>, status: Record<string, unknown>) => ({
+  metadata: { generation: 2 },
+  spec: { replicas: 4, updateStrategy },
+  status: { observedGeneration: 2, updateRevision: 'db-7f9', ...status },
+});
+
+describe('rollout status of an Advanced StatefulSet', () => {
+  it('refuses OnDelete in kubectl’s words, and waits for the latest generation to be observed', () => {
+    expect(() => advancedStatefulSetStatus(asts({ type: 'OnDelete' }, {}))).toThrow(
+      'rollout status is only available for RollingUpdate strategy type',
+    );
+    expect(advancedStatefulSetStatus(asts({}, { observedGeneration: 1, updatedReplicas: 4 }))).toEqual({
+      message: 'Waiting for Advanced StatefulSet spec update to be observed...',
+      done: false,
+    });
+  });
+
+  it('waits for replicas − partition updated pods (all of them without a partition), then for every pod to be ready', () => {
+    const rolling = (partition: number | undefined, status: Record<string, unknown>) =>
+      advancedStatefulSetStatus(
+        asts({ type: 'RollingUpdate', rollingUpdate: partition === undefined ? {} : { partition } }, status),
+      );
+    expect(rolling(undefined, { updatedReplicas: 0, readyReplicas: 4 })).toEqual({
+      message: 'Waiting for partitioned roll out to finish:0 out of 4 new pods has been updated...',
+      done: false,
+    });
+    expect(rolling(3, { updatedReplicas: 0, readyReplicas: 4 }).message).toBe(
+      'Waiting for partitioned roll out to finish:0 out of 1 new pods has been updated...',
+    );
+    expect(rolling(3, { updatedReplicas: 1, readyReplicas: 3 })).toEqual({
+      message: 'Waiting for 1 pods to be ready...',
+      done: false,
+    });
+    // a partition above replicas updates nothing: done once every pod is ready
+    expect(rolling(9, { updatedReplicas: 0, readyReplicas: 4, availableReplicas: 4 }).done).toBe(true);
+    expect(rolling(undefined, { updatedReplicas: 4, readyReplicas: 4, availableReplicas: 3 })).toEqual({
+      message: 'Advanced StatefulSet rolling update complete 3 pods at revision db-7f9...',
       done: true,
     });
   });

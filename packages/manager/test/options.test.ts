@@ -30,7 +30,7 @@ describe('feature gates', () => {
     };
     expect(await validateImagePullJob(parseFeatureGates(''))(request)).toEqual({
       allowed: false,
-      status: { code: 403, message: 'feature-gate ImagePullJobGate is not enabled', reason: 'Forbidden' },
+      status: { code: 403, message: 'feature-gate ImagePullJobGate is not enabled' },
     });
     expect(
       (await validateImagePullJob(parseFeatureGates('KruiseDaemon=false'))(request)).status?.message,

@@ -100,6 +100,8 @@ describe('ImagePullJob webhooks', () => {
       .mergePatch(KruiseResources.ImagePullJob, 'default', 'secrets', { spec: { pullSecrets: ['b'] } })
       .catch((e) => e);
     expect(err.message).toBe(deniedBy('vimagepulljob.kb.io', 'spec.pullSecrets is immutable'));
+    // upstream answers with admission.Denied: 403 and the reason Forbidden
+    expect(err).toMatchObject({ code: 403, reason: 'Forbidden' });
   });
 });
 

@@ -56,46 +56,89 @@ async function progressLines(client: KubeClient, node: string): Promise<{ lines:
   return { lines, done };
 }
 
-/** The CloneSet example: applied with the others, updated in place once its pods run. */
-class CloneSetExample {
-  private uids: string[] | undefined;
+/** What differs between the workload examples that are updated in place (CloneSet, Advanced StatefulSet). */
+interface InPlaceWorkload {
+  /** The kind as printed. */
+  kind: string;
+  resource: typeof KruiseResources.CloneSet;
+  name: string;
+  /** Words printed before a pod's UID (an Advanced StatefulSet pod's ordinal). */
+  podWords?: (pod: KubeObject) => string;
+}
 
-  /** Where it stands (one line for the CloneSet, one per pod); changes the image once all 3 pods are available. */
+/** A pod's identity as the in-place update must keep it. */
+const identity = (p: KubeObject) => `uid=${p.metadata!.uid} ip=${p.status?.podIP ?? '-'}`;
+
+/**
+ * A workload example of 3 pods in `default` selecting `app: <name>`: applied with the others, its
+ * image changed to busybox:v2 once all 3 pods are available, and done once the same pods (same
+ * names, UIDs and IPs) run the new image after one container restart each.
+ */
+class InPlaceUpdateExample {
+  private readonly w: InPlaceWorkload;
+  /** Each pod's identity when the image was changed, by pod name. */
+  private before: Map<string, string> | undefined;
+  private reported = false;
+
+  constructor(workload: InPlaceWorkload) {
+    this.w = workload;
+  }
+
+  /** Where it stands (one line for the workload, one per pod); changes the image once all 3 pods are available. */
   async progress(client: KubeClient, registry: string, print: (line: string) => void) {
-    const cs = await get(client, KruiseResources.CloneSet, 'default', 'demo-cloneset');
-    const s = cs?.status ?? {};
+    const { kind, resource, name } = this.w;
+    const s = (await get(client, resource, 'default', name))?.status ?? {};
     const pods = (
-      await client.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=demo-cloneset' })
+      await client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })
     ).items
       .filter((p) => !p.metadata?.deletionTimestamp)
       .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
-    if (!this.uids && s.availableReplicas === 3 && pods.length === 3) {
-      this.uids = pods.map((p) => p.metadata!.uid);
+    if (!this.before && s.availableReplicas === 3 && pods.length === 3) {
+      this.before = new Map(pods.map((p) => [p.metadata!.name!, identity(p)]));
       // only the image changes (the rest of the container stays): an in-place update
       await retryOnConflict(async () => {
-        const fresh = await client.get(KruiseResources.CloneSet, 'default', 'demo-cloneset');
+        const fresh = await client.get(resource, 'default', name);
         fresh.spec.template.spec.containers[0].image = `${registry}/busybox:v2`;
-        await client.update(KruiseResources.CloneSet, fresh);
+        await client.update(resource, fresh);
       });
-      print('examples: CloneSet demo-cloneset image -> busybox:v2 (updated in place)');
+      print(`examples: ${kind} ${name} image -> busybox:v2 (updated in place)`);
     }
     const lines = [
-      `CloneSet demo-cloneset: ${s.availableReplicas ?? 0}/3 available, ${s.updatedReplicas ?? 0} updated, revision ${s.updateRevision ?? '-'}`,
+      `${kind} ${name}: ${s.availableReplicas ?? 0}/3 available, ${s.updatedReplicas ?? 0} updated, revision ${s.updateRevision ?? '-'}`,
       ...pods.map((p) => {
         const c = p.status?.containerStatuses?.[0];
-        return `  pod ${p.metadata!.name} uid=${p.metadata!.uid} ip=${p.status?.podIP ?? '-'} ${c?.image ?? p.spec.containers[0].image} restarts=${c?.restartCount ?? 0}${c?.ready ? ' ready' : ''}`;
+        const words = this.w.podWords ? `${this.w.podWords(p)} ` : '';
+        return `  pod ${p.metadata!.name} ${words}${identity(p)} ${c?.image ?? p.spec.containers[0].image} restarts=${c?.restartCount ?? 0}${c?.ready ? ' ready' : ''}`;
       }),
     ];
     const done =
-      this.uids !== undefined &&
+      this.before !== undefined &&
       s.updatedReplicas === 3 &&
       s.availableReplicas === 3 &&
+      pods.length === 3 &&
       pods.every(
-        (p, i) => p.metadata!.uid === this.uids![i] && p.status?.containerStatuses?.[0]?.restartCount === 1,
+        (p) =>
+          this.before!.get(p.metadata!.name!) === identity(p) &&
+          p.status?.containerStatuses?.[0]?.restartCount === 1,
       );
+    if (done && !this.reported) {
+      this.reported = true;
+      print(`examples: ${kind} ${name} updated in place: every pod kept its name, UID and IP`);
+    }
     return { lines, done };
   }
 }
+
+/** The workloads examples/ updates in place. */
+const IN_PLACE_EXAMPLES: InPlaceWorkload[] = [
+  { kind: 'CloneSet', resource: KruiseResources.CloneSet, name: 'demo-cloneset' },
+  {
+    kind: 'Advanced StatefulSet',
+    resource: KruiseResources.StatefulSet,
+    name: 'demo-asts',
+    podWords: (p) => `ordinal=${/-(\d+)$/.exec(p.metadata!.name!)?.[1]}`,
+  },
+];
 
 /**
  * Applies examples/ (the CRR once its pod runs) and prints their progress as it changes, until
@@ -113,10 +156,16 @@ export async function runExamples(
     if (await get(client, KruiseResources.NodeImage, undefined, node)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  for (const file of ['imagepulljob.yaml', 'imagelistpulljob.yaml', 'pod.yaml', 'cloneset.yaml'])
-    await applyManifests(client, exampleObjects(file, registry, node));
-  print('examples applied: examples/imagepulljob.yaml, imagelistpulljob.yaml, pod.yaml, cloneset.yaml');
-  const cloneSet = new CloneSetExample();
+  const files = [
+    'imagepulljob.yaml',
+    'imagelistpulljob.yaml',
+    'pod.yaml',
+    'cloneset.yaml',
+    'advanced-statefulset.yaml',
+  ];
+  for (const file of files) await applyManifests(client, exampleObjects(file, registry, node));
+  print(`examples applied: examples/${files.join(', ')}`);
+  const workloads = IN_PLACE_EXAMPLES.map((w) => new InPlaceUpdateExample(w));
   let crrApplied = false;
   let last = new Set<string>();
   while (!signal.aborted) {
@@ -132,9 +181,10 @@ export async function runExamples(
       }
     }
     const examples = await progressLines(client, node);
-    const cs = await cloneSet.progress(client, registry, print);
-    const lines = [...examples.lines, ...cs.lines];
-    const done = examples.done && cs.done;
+    const updates = [];
+    for (const w of workloads) updates.push(await w.progress(client, registry, print));
+    const lines = [...examples.lines, ...updates.flatMap((u) => u.lines)];
+    const done = examples.done && updates.every((u) => u.done);
     for (const line of lines) if (!last.has(line)) print(line);
     last = new Set(lines);
     if (done) return true;

@@ -7,7 +7,7 @@ import { Resources } from '@kruise/runtime/kube/resources';
 import type { Command, CommandContext } from '../command.ts';
 import { ExitCode } from '../errors.ts';
 import { connectionFlags } from '../global-flags.ts';
-import { kindNamed } from '../kinds.ts';
+import { requireKind } from '../kinds.ts';
 import { ownedActivePods } from '../restart-in-place/workload.ts';
 
 /** The pod annotation SidecarSet hot upgrade keeps: sidecar name → the working container's name. */
@@ -51,8 +51,7 @@ async function podOf(ctx: CommandContext, ref: string): Promise<KubeObject> {
   const type = slash < 0 ? 'pod' : ref.slice(0, slash).toLowerCase();
   const name = slash < 0 ? ref : ref.slice(slash + 1);
   if (['pod', 'pods', 'po'].includes(type)) return client.get(Resources.Pod, namespace, name);
-  const kind = kindNamed(type);
-  if (!kind) throw new Error(`the server doesn't have a resource type "${type}"`);
+  const kind = requireKind(type);
   const workload = await client.get(kind.resource, namespace, name);
   const selected = await client.listAll(Resources.Pod, {
     namespace,

@@ -27,7 +27,10 @@ Examples:
   kubectl kruise rollout history cloneset/abc
 
   # View the details of CloneSet revision 3
-  kubectl kruise rollout history cloneset/abc --revision=3`,
+  kubectl kruise rollout history cloneset/abc --revision=3
+
+  # View the rollout history of an Advanced StatefulSet
+  kubectl kruise rollout history asts/abc`,
   flags: [
     FILENAME_FLAG,
     {

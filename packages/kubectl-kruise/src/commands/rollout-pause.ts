@@ -38,7 +38,7 @@ async function setPaused(ctx: CommandContext, paused: boolean): Promise<void> {
   if (errors.length) throw new Error(errors.join('\n'));
 }
 
-/** `kubectl kruise rollout pause`: sets the workload's `spec.updateStrategy.paused`. */
+/** `kubectl kruise rollout pause`: sets the workload's paused switch (CloneSet `spec.updateStrategy.paused`, Advanced StatefulSet `spec.updateStrategy.rollingUpdate.paused`). */
 export const rolloutPause: Command = {
   path: 'rollout pause',
   short: 'Mark the provided resource as paused',
@@ -49,7 +49,10 @@ export const rolloutPause: Command = {
 
 Examples:
   # Mark the CloneSet sample as paused
-  kubectl kruise rollout pause cloneset/sample`,
+  kubectl kruise rollout pause cloneset/sample
+
+  # Pause the rolling update of the Advanced StatefulSet sample
+  kubectl kruise rollout pause asts/sample`,
   flags: [FILENAME_FLAG, OUTPUT_FLAG],
   run: (ctx) => setPaused(ctx, true),
 };

@@ -29,7 +29,10 @@ Examples:
   kubectl kruise rollout restart cloneset/abc
 
   # Restart the containers of every pod of a CloneSet in place, within maxUnavailable and PodDisruptionBudgets
-  kubectl kruise rollout restart --in-place cloneset/abc --reason="rotate certificates"`,
+  kubectl kruise rollout restart --in-place cloneset/abc --reason="rotate certificates"
+
+  # Restart an Advanced StatefulSet
+  kubectl kruise rollout restart asts/abc`,
   flags: [
     {
       name: 'selector',

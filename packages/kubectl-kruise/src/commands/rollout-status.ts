@@ -1,5 +1,6 @@
 import type { Command } from '../command.ts';
 import { FILENAME_FLAG, filenamesOf } from '../filenames.ts';
+import type { RolloutStatus } from '../status.ts';
 import { resolveTargets } from '../targets.ts';
 import { followObject } from '../watch.ts';
 import { RESOURCE_REQUIRED } from './rollout-pause.ts';
@@ -18,7 +19,10 @@ export const rolloutStatus: Command = {
 
 Examples:
   # Watch the rollout status of a CloneSet
-  kubectl kruise rollout status cloneset/sample`,
+  kubectl kruise rollout status cloneset/sample
+
+  # Watch the rollout status of an Advanced StatefulSet (plain "sts" is the built-in StatefulSet)
+  kubectl kruise rollout status asts/sample`,
   flags: [
     FILENAME_FLAG,
     {
@@ -51,16 +55,24 @@ Examples:
       );
     const target = targets[0]!;
     let last = '';
+    let refused: Error | undefined;
     await followObject(
       ctx,
       target,
       (obj) => {
-        const { message, done } = target.kind.rolloutStatus(obj);
-        if (message !== last) ctx.out(`${message}\n`);
-        last = message;
-        return done || ctx.flags.watch !== true;
+        let reading: RolloutStatus;
+        try {
+          reading = target.kind.rolloutStatus(obj);
+        } catch (err) {
+          refused = err as Error; // the viewer's refusal ends the command (kubectl's error)
+          return true;
+        }
+        if (reading.message !== last) ctx.out(`${reading.message}\n`);
+        last = reading.message;
+        return reading.done || ctx.flags.watch !== true;
       },
       Number(ctx.flags.timeout),
     );
+    if (refused) throw refused;
   },
 };

@@ -32,7 +32,10 @@ Examples:
   kubectl kruise rollout undo cloneset/abc
 
   # Roll back to CloneSet revision 3
-  kubectl kruise rollout undo cloneset/abc --to-revision=3`,
+  kubectl kruise rollout undo cloneset/abc --to-revision=3
+
+  # Roll back to the previous Advanced StatefulSet revision
+  kubectl kruise rollout undo asts/abc`,
   flags: [
     {
       name: 'to-revision',

@@ -32,10 +32,10 @@ async function scaleWithPreconditions(ctx: CommandContext, t: Target, replicas: 
 /** `kubectl kruise scale`: kubectl's scale, through the workload's `scale` subresource. */
 export const scale: Command = {
   path: 'scale',
-  short: 'Set a new size for a CloneSet',
+  short: 'Set a new size for a CloneSet or Advanced StatefulSet',
   usage:
     'kubectl kruise scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME)',
-  long: `Set a new size for a CloneSet.
+  long: `Set a new size for a CloneSet or Advanced StatefulSet.
 
  Scale also allows users to specify one or more preconditions for the scale action.
 
@@ -46,7 +46,10 @@ Examples:
   kubectl kruise scale --replicas=3 cloneset/foo
 
   # If the CloneSet named foo's current size is 2, scale it to 3
-  kubectl kruise scale --current-replicas=2 --replicas=3 cloneset/foo`,
+  kubectl kruise scale --current-replicas=2 --replicas=3 cloneset/foo
+
+  # Scale the Advanced StatefulSet named 'bar' to 5
+  kubectl kruise scale --replicas=5 asts/bar`,
   flags: [
     { name: 'replicas', type: 'int', required: true, usage: 'The new desired number of replicas. Required.' },
     {

@@ -9,6 +9,7 @@ import {
 } from '../command.ts';
 import { type EnvVar, envFrom, type ResourceStore, resolveEnvValue } from '../env-from.ts';
 import { checkLocal, FILENAME_FLAG, filenamesOf, LOCAL_FLAG } from '../filenames.ts';
+import { POSSIBLE_RESOURCES } from '../kinds.ts';
 import { parsePairs, resourcesAndPairs } from '../pairs.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets, type Target } from '../targets.ts';
@@ -69,6 +70,8 @@ export const setEnv: Command = {
   short: 'Update environment variables on a pod template',
   usage: 'kubectl kruise set env RESOURCE/NAME KEY_1=VAL_1 ... KEY_N=VAL_N',
   long: `Update environment variables on a pod template. Environment changes recreate the pods (they are never applied in place).
+
+ ${POSSIBLE_RESOURCES}
 
 Examples:
   # Update CloneSet 'sample' with a new environment variable

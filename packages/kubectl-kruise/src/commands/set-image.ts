@@ -1,5 +1,6 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
 import { checkLocal, FILENAME_FLAG, filenamesOf, LOCAL_FLAG } from '../filenames.ts';
+import { POSSIBLE_RESOURCES } from '../kinds.ts';
 import { parsePairs, resourcesAndPairs } from '../pairs.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
@@ -16,9 +17,14 @@ export const setImage: Command = {
     'kubectl kruise set image (-f FILENAME | TYPE NAME) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N',
   long: `Update existing container image(s) of resources.
 
+ ${POSSIBLE_RESOURCES}
+
 Examples:
   # Set a CloneSet's nginx container image to 'nginx:1.9.1', and its busybox container image to 'busybox'
   kubectl kruise set image cloneset/sample busybox=busybox nginx=nginx:1.9.1
+
+  # Set the image of the Advanced StatefulSet sample's nginx container
+  kubectl kruise set image asts/sample nginx=nginx:1.9.1
 
   # Update image of all containers of all CloneSets in the namespace
   kubectl kruise set image cloneset --all '*'=nginx:1.9.1`,

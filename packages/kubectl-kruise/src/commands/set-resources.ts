@@ -1,5 +1,6 @@
 import { ALL_FLAG, type Command, DRY_RUN_FLAG, dryRunOf, dryRunSuffix, SELECTOR_FLAG } from '../command.ts';
 import { checkLocal, FILENAME_FLAG, LOCAL_FLAG } from '../filenames.ts';
+import { POSSIBLE_RESOURCES } from '../kinds.ts';
 import { checkOutputFormat, OUTPUT_FLAG, printObject } from '../print-object.ts';
 import { resolveTargets } from '../targets.ts';
 import { editTemplate, matchingContainers } from '../template-patch.ts';
@@ -28,6 +29,8 @@ export const setResources: Command = {
   short: 'Update resource requests/limits on objects with pod templates',
   usage: 'kubectl kruise set resources (-f FILENAME | TYPE NAME) ([--limits=LIMITS & --requests=REQUESTS]',
   long: `Specify compute resource requirements (CPU, memory) for any resource that defines a pod template.
+
+ ${POSSIBLE_RESOURCES}
 
 Examples:
   # Set the CloneSet's nginx container CPU limit to "200m" and memory to "512Mi"

@@ -36,6 +36,19 @@ export function cloneSetMaxUnavailable(spec: {
   return intPercentValueOrZero(s.maxUnavailable ?? '20%', replicas, maxSurge === 0);
 }
 
+/**
+ * The Advanced StatefulSet's maxUnavailable as its rolling update resolves it: default 1, a
+ * percentage of replicas rounded down, at least 1 (its webhook allows more than 1 only under the
+ * Parallel pod management policy).
+ */
+export function statefulSetMaxUnavailable(spec: {
+  replicas?: number;
+  updateStrategy?: { rollingUpdate?: { maxUnavailable?: number | string } };
+}): number {
+  const value = spec.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1;
+  return Math.max(1, intPercentValueOrZero(value, spec.replicas ?? 1, false));
+}
+
 /** A PodDisruptionBudget as far as the planner reads it. */
 export interface BudgetObject {
   metadata?: { name?: string; generation?: number };

@@ -1,6 +1,6 @@
 import type { LabelSelector } from '@kruise/api';
 import type { KubeObject } from '@kruise/runtime/kube/client';
-import { cloneSetMaxUnavailable } from './budget.ts';
+import { cloneSetMaxUnavailable, statefulSetMaxUnavailable } from './budget.ts';
 
 /**
  * What an in-place restart reads of a workload of one kind (where it is served and how it is
@@ -14,13 +14,22 @@ export interface RestartableKind {
   selector(obj: KubeObject): LabelSelector | undefined;
 }
 
-/** The kinds `rollout restart --in-place` handles (Advanced StatefulSet/DaemonSet join as they land). */
+const specReplicas = (obj: KubeObject): number => obj.spec?.replicas ?? 1;
+const specSelector = (obj: KubeObject): LabelSelector | undefined => obj.spec?.selector;
+
+/** The kinds `rollout restart --in-place` handles (Advanced DaemonSet joins as it lands). */
 export const RESTARTABLE_KINDS: Record<string, RestartableKind> = {
   CloneSet: {
-    replicas: (obj) => obj.spec?.replicas ?? 1,
+    replicas: specReplicas,
     maxUnavailable: (obj) => cloneSetMaxUnavailable(obj.spec ?? {}),
     minReadySeconds: (obj) => obj.spec?.minReadySeconds ?? 0,
-    selector: (obj) => obj.spec?.selector,
+    selector: specSelector,
+  },
+  StatefulSet: {
+    replicas: specReplicas,
+    maxUnavailable: (obj) => statefulSetMaxUnavailable(obj.spec ?? {}),
+    minReadySeconds: (obj) => obj.spec?.updateStrategy?.rollingUpdate?.minReadySeconds ?? 0,
+    selector: specSelector,
   },
 };
 

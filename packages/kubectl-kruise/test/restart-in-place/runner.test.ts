@@ -1,16 +1,15 @@
 import { KruiseResources } from '@kruise/api';
-import type { KubeObject } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CloneSetEnv,
   cloneSet,
   podsOf,
-  runPod,
   runUntil,
   startCloneSetEnv,
 } from '../../../manager/test/cloneset/harness.ts';
 import { restartInPlace } from '../../src/restart-in-place/runner.ts';
 import { RESTARTABLE_KINDS } from '../../src/restart-in-place/workload.ts';
+import { playNode } from './play-node.ts';
 
 /**
  * The restart loop against the embedded control plane and kruise-manager (webhooks, the CRR and
@@ -24,51 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => env?.stop());
 
-/**
- * Plays kubelet and kruise-daemon until stopped (the daemon part only once `daemonReady` holds);
- * records the pods whose requests it completed.
- */
-function playNode(daemonReady: () => Promise<boolean>) {
-  let playing = true;
-  const completed: string[] = [];
-  const loop = (async () => {
-    while (playing) {
-      for (const p of await podsOf(env.client, 'ipr')) {
-        const ready = p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-        if (!ready) await runPod(env.client, p).catch(() => undefined);
-      }
-      const crrs = (await daemonReady())
-        ? (await env.client.list(KruiseResources.ContainerRecreateRequest, { namespace: 'default' })).items
-        : [];
-      for (const c of crrs as KubeObject[]) {
-        if (c.status?.phase === 'Completed') continue;
-        await env.client
-          .mergePatchStatus(KruiseResources.ContainerRecreateRequest, 'default', c.metadata!.name, {
-            status: {
-              phase: 'Completed',
-              completionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-              containerRecreateStates: c.spec.containers.map((x: { name: string }) => ({
-                name: x.name,
-                phase: 'Succeeded',
-                isKilled: true,
-              })),
-            },
-          })
-          .then(() => completed.push(c.spec.podName))
-          .catch(() => undefined);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return {
-    completed,
-    stop: async () => {
-      playing = false;
-      await loop;
-    },
-  };
-}
-
 describe('restartInPlace', () => {
   it('restarts the pods that existed when it began, each once, and leaves a pod created meanwhile alone', async () => {
     await env.client.create(
@@ -77,7 +31,7 @@ describe('restartInPlace', () => {
     );
     const before = await runUntil(env.client, 'ipr', (p) => (p.length === 3 ? p : undefined));
     // the restarts wait for the scale-up below, so the new pod appears while they run
-    const node = playNode(async () => (await podsOf(env.client, 'ipr')).length === 4);
+    const node = playNode(env.client, 'ipr', async () => (await podsOf(env.client, 'ipr')).length === 4);
     const lines: string[] = [];
     let scaled = false;
     const record = await restartInPlace(env.client, {

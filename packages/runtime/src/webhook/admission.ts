@@ -33,17 +33,21 @@ export const allowed = (warnings?: string[]): AdmissionResponse => ({
   ...(warnings?.length ? { warnings } : {}),
 });
 
-/** Denies the request; `message` is what users see after `admission webhook "…" denied the request: `. */
+/**
+ * Denies the request as controller-runtime's `admission.Errored(code, err)`: `message` is what users
+ * see after `admission webhook "…" denied the request: `, and no reason is named (kubectl prints
+ * `Error from server: …`).
+ */
 export function denied(code: number, message: string): AdmissionResponse {
-  const reasons: Record<number, string> = {
-    400: 'BadRequest',
-    403: 'Forbidden',
-    404: 'NotFound',
-    409: 'Conflict',
-    422: 'Invalid',
-    500: 'InternalError',
-  };
-  return { allowed: false, status: { code, message, ...(reasons[code] ? { reason: reasons[code] } : {}) } };
+  return { allowed: false, status: { code, message } };
+}
+
+/**
+ * Denies the request as controller-runtime's `admission.Denied(message)`: 403 with the reason
+ * Forbidden (kubectl prints `Error from server (Forbidden): …`).
+ */
+export function forbidden(message: string): AdmissionResponse {
+  return { allowed: false, status: { code: 403, message, reason: 'Forbidden' } };
 }
 
 /** Allows the request with the JSON Patch from the raw request object to `mutated` (none when equal). */

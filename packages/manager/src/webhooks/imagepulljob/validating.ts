@@ -1,5 +1,5 @@
 import type { FeatureGates, ImagePullJob } from '@kruise/api';
-import { type AdmissionHandler, allowed, denied } from '@kruise/runtime';
+import { type AdmissionHandler, allowed, denied, forbidden } from '@kruise/runtime';
 
 import { decodeObject, gateOff } from '../decode.ts';
 import { policyError, selectorError } from '../job-template.ts';
@@ -16,7 +16,7 @@ export function validateImagePullJob(gates: FeatureGates): AdmissionHandler {
     if (!gates.enabled('ImagePullJobGate')) return gateOff('ImagePullJobGate');
     const spec = decoded.obj.spec ?? ({} as NonNullable<ImagePullJob['spec']>);
     if (request.operation === 'UPDATE' && !sameList(spec.pullSecrets, request.oldObject?.spec?.pullSecrets)) {
-      return denied(400, 'spec.pullSecrets is immutable');
+      return forbidden('spec.pullSecrets is immutable');
     }
     const problem =
       selectorError(spec) ??

@@ -1,0 +1,84 @@
+import { KruiseResources } from '@kruise/api';
+import type { ResourceRef } from '@kruise/kube-compat';
+import type { KubeObject } from '@kruise/runtime';
+
+/** The pods of the benches whose pods are bound, not run (raw creates and workloads alike). */
+export const BENCH_POD_SPEC = { containers: [{ name: 'app', image: 'busybox:v1' }] };
+
+/** How an update replaces the pods' image: in place when it can, or by new pods. */
+export type UpdateStrategy = 'InPlaceIfPossible' | 'ReCreate';
+
+/** A Kruise workload as the benches write it: one manifest, one way to pick the update strategy. */
+export interface BenchWorkload {
+  /** Its suite: the prefix of the figures. */
+  suite: string;
+  /** How the figures name it: `CloneSet`, `Advanced StatefulSet (Parallel)`. */
+  title: string;
+  resource: ResourceRef;
+  /** What paces a rolling update of it, for the captions. */
+  pacing: string;
+  /**
+   * The workload `name` of `replicas` pods of `podSpec` labelled `app: <name>`, updating by
+   * ReCreate, as a user writes it (the mutating webhook defaults the rest).
+   */
+  manifest(name: string, replicas: number, podSpec: Record<string, unknown>): KubeObject;
+  /** The spec fields (a merge patch) that make its next update go by `strategy`. */
+  strategy(strategy: UpdateStrategy): Record<string, unknown>;
+}
+
+/** A CloneSet: its default maxUnavailable (20 %) paces an update. */
+export const cloneSetWorkload: BenchWorkload = {
+  suite: 'cloneset',
+  title: 'CloneSet',
+  resource: KruiseResources.CloneSet,
+  pacing: 'maxUnavailable 20% (the default)',
+  manifest: (name, replicas, podSpec) => ({
+    apiVersion: 'apps.kruise.io/v1alpha1',
+    kind: 'CloneSet',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      updateStrategy: { type: 'ReCreate' },
+      template: { metadata: { labels: { app: name } }, spec: podSpec },
+    },
+  }),
+  strategy: (strategy) => ({ updateStrategy: { type: strategy } }),
+};
+
+/**
+ * An Advanced StatefulSet (v1beta1) without volumeClaimTemplates and with scaleStrategy's
+ * defaults. Parallel: rollingUpdate.maxUnavailable 20 % paces an update, as a CloneSet's default
+ * does (the set's own default is 1); OrderedReady allows only 1.
+ */
+export function statefulSetWorkload(policy: 'Parallel' | 'OrderedReady'): BenchWorkload {
+  const rollingUpdate = policy === 'Parallel' ? { maxUnavailable: '20%' } : {};
+  return {
+    suite: 'statefulset',
+    title: `Advanced StatefulSet (${policy})`,
+    resource: KruiseResources.StatefulSet,
+    pacing:
+      policy === 'Parallel'
+        ? 'Parallel, rollingUpdate.maxUnavailable 20%'
+        : 'OrderedReady, one pod at a time',
+    manifest: (name, replicas, podSpec) => ({
+      apiVersion: 'apps.kruise.io/v1beta1',
+      kind: 'StatefulSet',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        replicas,
+        podManagementPolicy: policy,
+        selector: { matchLabels: { app: name } },
+        updateStrategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: { ...rollingUpdate, podUpdatePolicy: 'ReCreate' },
+        },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: podSpec,
+        },
+      },
+    }),
+    strategy: (strategy) => ({ updateStrategy: { rollingUpdate: { podUpdatePolicy: strategy } } }),
+  };
+}
