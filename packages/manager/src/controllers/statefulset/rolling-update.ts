@@ -2,6 +2,7 @@ import type { StatefulSet, StatefulSetStatus } from '@kruise/api';
 import { intPercentValue } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { inChunks } from '../../workload/in-chunks.ts';
 import { podUpdateNotCompleted } from '../../workload/inplaceupdate/completion.ts';
 import { isSpecifiedDelete } from '../../workload/pod-state.ts';
 import type { RequeueAfter } from '../cloneset/context.ts';
@@ -34,7 +35,7 @@ export function rollingMaxUnavailable(set: StatefulSet): number {
 
 /**
  * The rolling update of a round (upstream's rollingUpdateStatefulsetPods): every pod's state is
- * refreshed first (a changed lifecycle state ends the round); unless paused, pods marked
+ * refreshed first, a chunk of pods at a time (a changed lifecycle state ends the round); unless paused, pods marked
  * specified-delete go first, within maxUnavailable and regardless of the partition; then the targets
  * in update order, each while fewer than maxUnavailable pods are unavailable (or it is unavailable
  * itself): its claims expanded first (gate StatefulSetAutoResizePVCGate with OnPodRollingUpdate),
@@ -59,13 +60,10 @@ export class RollingUpdate {
   async run(round: UpdateRound): Promise<void> {
     const { set, status, replicas } = round;
     const updateName = round.update.metadata?.name ?? '';
-    let modified = false;
-    for (const pod of round.pods) {
-      const refreshed = await this.steps.refreshPodState(set, pod, updateName);
-      round.requeue.push(refreshed.delayMs);
-      modified ||= refreshed.modified;
-    }
-    if (modified || set.spec?.updateStrategy?.rollingUpdate?.paused) return;
+    // every pod's refresh is its own writes: a chunk of pods at a time, as CloneSet's
+    const refreshed = await inChunks(round.pods, (pod) => this.steps.refreshPodState(set, pod, updateName));
+    for (const r of refreshed) round.requeue.push(r.delayMs);
+    if (refreshed.some((r) => r.modified) || set.spec?.updateStrategy?.rollingUpdate?.paused) return;
     const maxUnavailable = rollingMaxUnavailable(set);
     const unavailable = await this.unavailablePods(round);
     const specified = await this.specifiedDeletes(round, maxUnavailable, unavailable);
