@@ -1,6 +1,7 @@
 import { isNotFound, type KubeClient, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import { controllerOf } from './owner-events.ts';
 
 /** The workload that claims pods. */
 export interface PodOwner {
@@ -8,8 +9,6 @@ export interface PodOwner {
   /** Whether the owner is being deleted (it then adopts nothing). */
   deleting: boolean;
 }
-
-const controllerOf = (pod: Pod) => (pod.metadata?.ownerReferences ?? []).find((r) => r.controller);
 
 /**
  * The pods a workload controls after claiming (Kubernetes' PodControllerRefManager.ClaimPods): its

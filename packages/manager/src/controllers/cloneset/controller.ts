@@ -3,7 +3,6 @@ import { kubeletContainerHash, labelSelectorString } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,
   type Informer,
-  ItemExponentialRateLimiter,
   type KubeClient,
   type KubeObject,
   type Manager,
@@ -15,8 +14,16 @@ import {
 } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { trimmedNodes, trimmedPods } from '../../informers.ts';
+import {
+  changed,
+  controllerOf,
+  ownerRequest,
+  ownerUids,
+  podExpectationEvents,
+  requestOf,
+  workloadChanged,
+} from '../../workload/owner-events.ts';
 import type { AddOptions } from '../add-options.ts';
 import { EVENT_HANDLER_OPTIMIZATION_GATE, ignorePodUpdateEvent } from './pod-event-filter.ts';
 import { CloneSetReconciler } from './reconcile.ts';
@@ -25,17 +32,9 @@ import { inPlaceOptions } from './update.ts';
 /** The controller's name (metrics, logs, expectations). */
 export const NAME = 'cloneset';
 const OWNER_UID = 'ownerUid';
-const ownerUids = (o: KubeObject) => (o.metadata?.ownerReferences ?? []).map((r: OwnerReference) => r.uid);
-const controllerOf = (o: KubeObject): OwnerReference | undefined =>
-  (o.metadata?.ownerReferences ?? []).find((r: OwnerReference) => r.controller);
 
 /** The CloneSet a controller reference names (group apps.kruise.io, kind CloneSet). */
-function cloneSetOf(o: KubeObject, ref = controllerOf(o)): Request | undefined {
-  if (ref?.kind !== 'CloneSet' || ref.apiVersion.split('/')[0] !== 'apps.kruise.io') return undefined;
-  return { namespace: o.metadata?.namespace ?? '', name: ref.name };
-}
-
-const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+const cloneSetOf = ownerRequest('CloneSet');
 
 /**
  * Adds the CloneSet controller (upstream's cloneset-controller): CloneSets queue themselves (not
@@ -88,54 +87,20 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       return reconciler.reconcile(requestKey(req), ctx.log);
     },
   });
-  const initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
   const optimized = flags.featureGates.enabled(EVENT_HANDLER_OPTIMIZATION_GATE);
   const gateDeps = { gates: flags.featureGates, kubeletHash: kubeletContainerHash };
-  /** A new pod: observed, and its CloneSet queued (with backoff when nothing was expected: start-up). */
-  const created = (o: KubeObject): Request | undefined => {
-    if (o.metadata?.deletionTimestamp) return deleted(o);
-    const req = cloneSetOf(o);
-    if (!req) return undefined;
-    const key = requestKey(req);
-    const wasSatisfied = scale.satisfied(key);
-    scale.creationObserved(key, o.metadata?.name);
-    if (!wasSatisfied) {
-      initial.forget(key);
-      return req;
-    }
-    builder.controller.queue.addAfter(key, initial.when(key));
-    return undefined;
-  };
-  const deleted = (o: KubeObject): Request | undefined => {
-    rv.delete(o);
-    const req = cloneSetOf(o);
-    if (req) scale.deletionObserved(requestKey(req), o.metadata?.name);
-    return req;
-  };
+  const events = podExpectationEvents({ ownerOf: cloneSetOf, scale, rv, queue: builder.controller.queue });
   return builder
     .watches(cloneSets, {
-      add: (cs) => ({ namespace: cs.metadata?.namespace ?? '', name: cs.metadata?.name ?? '' }),
-      // A periodic resync (`--sync-period`) redelivers the same object: reconcile it, as upstream does
-      // on every CloneSet event; a write of its own status alone does not queue it again.
-      update: (o, cs) =>
-        o.metadata?.resourceVersion === cs.metadata?.resourceVersion ||
-        o.metadata?.generation !== cs.metadata?.generation ||
-        o.metadata?.deletionTimestamp !== cs.metadata?.deletionTimestamp ||
-        changed(o.metadata?.labels, cs.metadata?.labels) ||
-        changed(o.metadata?.annotations, cs.metadata?.annotations)
-          ? { namespace: cs.metadata?.namespace ?? '', name: cs.metadata?.name ?? '' }
-          : undefined,
-      delete: (cs) => ({ namespace: cs.metadata?.namespace ?? '', name: cs.metadata?.name ?? '' }),
+      add: requestOf,
+      update: (o, cs) => (workloadChanged(o, cs) ? requestOf(cs) : undefined),
+      delete: requestOf,
     })
     .watches(pods, {
-      add: created,
+      add: events.created,
       update: (o, p) => {
         if (o.metadata?.resourceVersion === p.metadata?.resourceVersion) return undefined;
-        if (p.metadata?.deletionTimestamp) {
-          const now = deleted(p);
-          const before = changed(o.metadata?.labels, p.metadata?.labels) ? deleted(o) : undefined;
-          return [now, before].filter((r): r is Request => r !== undefined);
-        }
+        if (p.metadata?.deletionTimestamp) return events.deleting(o, p);
         const oldRef = controllerOf(o);
         const ref = controllerOf(p);
         const refChanged = changed(oldRef, ref);
@@ -148,7 +113,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
         }
         return [req, previous].filter((r): r is Request => r !== undefined);
       },
-      delete: deleted,
+      delete: events.deleted,
     });
 }
 

@@ -4,6 +4,7 @@ import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { hookMarksNotReady, isPodHooked, lifecycleState } from '../../workload/lifecycle/state.ts';
 import { deleteIgnoringNotFound, type PodControls } from '../../workload/pod-controls.ts';
 import { hasRevision } from '../../workload/revision/pod-revision.ts';
+import { doItSlowly } from '../../workload/slow-start.ts';
 import { isPodAvailable } from './availability.ts';
 import { asKube, type CloneSetDeps, cloneSetKey } from './context.ts';
 import { calculateDiffs } from './diffs.ts';
@@ -26,26 +27,6 @@ export interface Versioned {
 const isUpdated = (gates: CloneSetDeps['gates']) => (pod: Pod, updateRevision: string) =>
   hasRevision(pod.metadata?.labels, updateRevision) ||
   (gates.enabled('PreparingUpdateAsUpdate') && lifecycleState(pod) === 'PreparingUpdate');
-
-/**
- * Runs `fn` `count` times in batches of 1, 2, 4 … (upstream's DoItSlowly), stopping after the
- * first batch with a failure; returns the successes and the first error.
- */
-export async function doItSlowly(
-  count: number,
-  fn: (i: number) => Promise<void>,
-): Promise<{ successes: number; error?: unknown }> {
-  let done = 0;
-  let successes = 0;
-  for (let size = Math.min(count, 1); size > 0; size = Math.min(2 * size, count - done)) {
-    const results = await Promise.allSettled(Array.from({ length: size }, (_, i) => fn(done + i)));
-    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-    successes += results.filter((r) => r.status === 'fulfilled').length;
-    if (failed) return { successes, error: failed.reason };
-    done += size;
-  }
-  return { successes };
-}
 
 /**
  * The scale step of a CloneSet reconcile (upstream's sync.Scale): cancels PreparingDelete when

@@ -1,16 +1,10 @@
 import type { CloneSet } from '@kruise/api';
-import { kubeTime } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { inChunks } from '../../workload/in-chunks.ts';
 import { podUpdateNotCompleted } from '../../workload/inplaceupdate/completion.ts';
 import type { InPlaceUpdateOptions } from '../../workload/inplaceupdate/control.ts';
-import {
-  isPodHooked,
-  LIFECYCLE_STATE_LABEL,
-  LIFECYCLE_TIMESTAMP_ANNOTATION,
-  lifecycleState,
-} from '../../workload/lifecycle/state.ts';
+import { updateInPlaceThroughLifecycle } from '../../workload/inplaceupdate/through-lifecycle.ts';
 import { type PodControls, patchPodLabels } from '../../workload/pod-controls.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../workload/pod-state.ts';
 import {
@@ -151,75 +145,21 @@ export class UpdateControl {
     const podName = pod.metadata?.name ?? '';
     if (type === 'InPlaceIfPossible' || type === 'InPlaceOnly') {
       const old = revisions.find((r) => hasRevision(pod.metadata?.labels, r.metadata?.name ?? ''));
-      const opts = inPlaceOptions(cs, this.d);
-      if (this.controls.inPlace.canUpdateInPlace(old, target, opts)) {
-        const lifecycle = cs.spec?.lifecycle;
-        const hook = lifecycle?.inPlaceUpdate;
-        const state = lifecycleState(pod);
-        switch (state) {
-          case '':
-          case 'PreparingNormal':
-          case 'Normal':
-            if (lifecycle && isPodHooked(hook, pod)) {
-              const got = await this.controls.lifecycle.updatePodLifecycle(
-                pod,
-                'PreparingUpdate',
-                hook?.markPodNotReady === true,
-              );
-              if (got) this.d.resourceVersionExpectations.expect(got);
-              return undefined;
-            }
-            break;
-          case 'Updated': {
-            const got = await this.controls.lifecycle.updatePodLifecycleWithHandler(
-              pod,
-              'PreparingUpdate',
-              hook,
-            );
-            if (got) this.d.resourceVersionExpectations.expect(got);
-            return undefined;
-          }
-          case 'PreparingUpdate':
-            if (lifecycle && isPodHooked(hook, pod)) return undefined;
-            break;
-          case 'Updating':
-            break;
-          default:
-            throw new Error(`not allowed to in-place update pod ${podName} in state ${state}`);
-        }
-        const stamp = kubeTime(this.d.now());
-        const additional = [
-          ...(opts.additional ?? []),
-          (p: Pod) => {
-            p.metadata!.labels![LIFECYCLE_STATE_LABEL] = 'Updating';
-            p.metadata!.annotations![LIFECYCLE_TIMESTAMP_ANNOTATION] = stamp;
-          },
-        ];
-        try {
-          const res = await this.controls.inPlace.update(pod, old, target, { ...opts, additional });
-          if (res.inPlace) {
-            this.d.event(
-              cs,
-              'Normal',
-              'SuccessfulUpdatePodInPlace',
-              `successfully update pod ${podName} in-place(revision ${targetName})`,
-            );
-            if (res.newResourceVersion)
-              this.d.resourceVersionExpectations.expect({
-                metadata: { uid: pod.metadata?.uid, resourceVersion: res.newResourceVersion },
-              });
-            return res.delayMs;
-          }
-        } catch (err) {
-          this.d.event(
-            cs,
-            'Warning',
-            'FailedUpdatePodInPlace',
-            `failed to update pod ${podName} in-place(revision ${targetName}): ${message(err)}`,
-          );
-          throw err;
-        }
-      }
+      const step = await updateInPlaceThroughLifecycle(
+        {
+          controls: this.controls,
+          resourceVersionExpectations: this.d.resourceVersionExpectations,
+          event: (t, reason, msg) => this.d.event(cs, t, reason, msg),
+          now: this.d.now,
+        },
+        pod,
+        old,
+        target,
+        inPlaceOptions(cs, this.d),
+        cs.spec?.lifecycle?.inPlaceUpdate,
+      );
+      if (step.outcome === 'held') return undefined;
+      if (step.outcome === 'updated') return step.delayMs;
       if (type === 'InPlaceOnly')
         throw new Error(`find Pod ${podName} update strategy is InPlaceOnly but can not update in-place`);
     }

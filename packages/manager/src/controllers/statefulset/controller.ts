@@ -3,7 +3,6 @@ import { kubeletContainerHash, labelSelectorMatches } from '@kruise/kube-compat'
 import {
   type ControllerBuilder,
   type Informer,
-  ItemExponentialRateLimiter,
   isNotFound,
   type KubeObject,
   type Manager,
@@ -16,9 +15,17 @@ import {
 } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { trimmedPods } from '../../informers.ts';
+import {
+  changed,
+  controllerOf,
+  ownerRequest,
+  ownerUids,
+  podExpectationEvents,
+  requestOf,
+  workloadChanged,
+} from '../../workload/owner-events.ts';
 import type { AddOptions } from '../add-options.ts';
 import { PVC_OWNED_BY_ASTS_ANNOTATION } from './claim-resize.ts';
 import { isMemberOf } from './identity.ts';
@@ -30,16 +37,8 @@ const OWNER_UID = 'ownerUid';
 const ORPHANS = 'orphansByNamespace';
 const NAMESPACE = 'namespace';
 
-const ownerUids = (o: KubeObject) => (o.metadata?.ownerReferences ?? []).map((r: OwnerReference) => r.uid);
-const controllerOf = (o: KubeObject): OwnerReference | undefined =>
-  (o.metadata?.ownerReferences ?? []).find((r: OwnerReference) => r.controller);
-const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
-
 /** The Advanced StatefulSet a controller reference names (group apps.kruise.io, kind StatefulSet). */
-function setOf(o: KubeObject, ref = controllerOf(o)): Request | undefined {
-  if (ref?.kind !== 'StatefulSet' || ref.apiVersion.split('/')[0] !== 'apps.kruise.io') return undefined;
-  return { namespace: o.metadata?.namespace ?? '', name: ref.name };
-}
+const setOf = ownerRequest('StatefulSet');
 
 /**
  * Adds the Advanced StatefulSet controller (upstream's statefulset-controller): sets queue themselves
@@ -110,66 +109,34 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       return reconciler.reconcile(requestKey(req), ctx.log);
     },
   });
-  const initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
   /** The sets an orphan pod would join: same namespace, selector matches, name `<set>-<n>`. */
   const adopters = (pod: KubeObject): Request[] =>
     (sets.byIndex(NAMESPACE, pod.metadata?.namespace ?? '') as StatefulSet[])
       .filter(
         (s) => isMemberOf(s, pod as Pod) && labelSelectorMatches(s.spec?.selector, pod.metadata?.labels),
       )
-      .map((s) => ({ namespace: s.metadata?.namespace ?? '', name: s.metadata?.name ?? '' }));
-  const deleted = (o: KubeObject): Request | undefined => {
-    rv.delete(o);
-    const req = setOf(o);
-    if (req) scale.deletionObserved(requestKey(req), o.metadata?.name);
-    return req;
-  };
-  /** A new pod: observed, and its set queued (with backoff when nothing was expected: start-up). */
-  const created = (o: KubeObject): Request | Request[] | undefined => {
-    if (o.metadata?.deletionTimestamp) return deleted(o);
-    if (!controllerOf(o)) return adopters(o);
-    const req = setOf(o);
-    if (!req) return undefined;
-    const key = requestKey(req);
-    const wasSatisfied = scale.satisfied(key);
-    scale.creationObserved(key, o.metadata?.name);
-    if (!wasSatisfied) {
-      initial.forget(key);
-      return req;
-    }
-    builder.controller.queue.addAfter(key, initial.when(key));
-    return undefined;
-  };
-  const self = (s: KubeObject) => ({ namespace: s.metadata?.namespace ?? '', name: s.metadata?.name ?? '' });
+      .map((s) => requestOf(s as KubeObject));
+  const events = podExpectationEvents({ ownerOf: setOf, scale, rv, queue: builder.controller.queue });
+  /** A new pod: as for every workload, but an orphan queues the sets that would adopt it. */
+  const created = (o: KubeObject): Request | Request[] | undefined =>
+    !o.metadata?.deletionTimestamp && !controllerOf(o) ? adopters(o) : events.created(o);
   return builder
     .watches(sets, {
-      add: self,
-      // a periodic resync redelivers the same object: reconcile it; its own status write alone does not
-      update: (o, s) =>
-        o.metadata?.resourceVersion === s.metadata?.resourceVersion ||
-        o.metadata?.generation !== s.metadata?.generation ||
-        o.metadata?.deletionTimestamp !== s.metadata?.deletionTimestamp ||
-        changed(o.metadata?.labels, s.metadata?.labels) ||
-        changed(o.metadata?.annotations, s.metadata?.annotations)
-          ? self(s)
-          : undefined,
-      delete: self,
+      add: requestOf,
+      update: (o, s) => (workloadChanged(o, s) ? requestOf(s) : undefined),
+      delete: requestOf,
     })
     .watches(pods, {
       add: created,
       update: (o, p) => {
         if (o.metadata?.resourceVersion === p.metadata?.resourceVersion) return undefined;
-        if (p.metadata?.deletionTimestamp) {
-          const now = deleted(p);
-          const before = changed(o.metadata?.labels, p.metadata?.labels) ? deleted(o) : undefined;
-          return [now, before].filter((r): r is Request => r !== undefined);
-        }
+        if (p.metadata?.deletionTimestamp) return events.deleting(o, p);
         const ref = controllerOf(p);
         if (!ref) return adopters(p);
         const previous = changed(controllerOf(o), ref) ? setOf(o) : undefined;
         return [setOf(p, ref), previous].filter((r): r is Request => r !== undefined);
       },
-      delete: deleted,
+      delete: events.deleted,
     })
     .watches(claims, {
       update: (_o, c) => {

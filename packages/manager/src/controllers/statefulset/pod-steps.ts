@@ -1,14 +1,12 @@
 import type { StatefulSet } from '@kruise/api';
-import { kubeTime } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podUpdateNotCompleted } from '../../workload/inplaceupdate/completion.ts';
 import type { InPlaceUpdateOptions } from '../../workload/inplaceupdate/control.ts';
+import { updateInPlaceThroughLifecycle } from '../../workload/inplaceupdate/through-lifecycle.ts';
 import {
   isPodAllHooked,
   isPodHooked,
-  LIFECYCLE_STATE_LABEL,
-  LIFECYCLE_TIMESTAMP_ANNOTATION,
   type LifecycleState,
   lifecycleState,
 } from '../../workload/lifecycle/state.ts';
@@ -135,76 +133,24 @@ export class PodSteps {
     const policy = rolling?.podUpdatePolicy ?? 'ReCreate';
     if (!rolling || (policy !== 'InPlaceIfPossible' && policy !== 'InPlaceOnly')) return { inPlace: false };
     const old = revisions.find((r) => r.metadata?.name === podRevision(pod));
-    const opts = inPlaceOptions(set, this.d);
-    const hook = set.spec?.lifecycle?.inPlaceUpdate;
-    if (this.controls.inPlace.canUpdateInPlace(old, update, opts)) {
-      const state = lifecycleState(pod);
-      switch (state) {
-        case '':
-        case 'PreparingNormal':
-        case 'Normal':
-          if (hook && isPodHooked(hook, pod)) {
-            const got = await this.controls.lifecycle.updatePodLifecycle(
-              pod,
-              'PreparingUpdate',
-              hook.markPodNotReady === true,
-            );
-            if (got) this.d.resourceVersionExpectations.expect(got);
-            return { inPlace: true };
-          }
-          break;
-        case 'Updated': {
-          const got = await this.controls.lifecycle.updatePodLifecycleWithHandler(
-            pod,
-            'PreparingUpdate',
-            hook,
-          );
-          if (got) this.d.resourceVersionExpectations.expect(got);
-          return { inPlace: true };
-        }
-        case 'PreparingUpdate':
-          if (hook && isPodHooked(hook, pod)) return { inPlace: true };
-          break;
-        case 'Updating':
-          break;
-        default:
-          throw new Error(`not allowed to in-place update pod ${pod.metadata?.name} in state ${state}`);
-      }
-      const now = kubeTime(this.d.now());
-      const additional =
-        state === ''
-          ? []
-          : [
-              (p: Pod) => {
-                p.metadata!.labels![LIFECYCLE_STATE_LABEL] = 'Updating';
-                p.metadata!.annotations![LIFECYCLE_TIMESTAMP_ANNOTATION] = now;
-              },
-            ];
-      try {
-        const res = await this.controls.inPlace.update(pod, old, update, { ...opts, additional });
-        if (res.inPlace) {
-          if (res.newResourceVersion)
-            this.d.resourceVersionExpectations.expect({
-              metadata: { ...pod.metadata, resourceVersion: res.newResourceVersion },
-            });
-          this.d.event(
-            set,
-            'Normal',
-            'SuccessfulUpdatePodInPlace',
-            `successfully update pod ${pod.metadata?.name} in-place(revision ${update.metadata?.name})`,
-          );
-          return { inPlace: true, ...(res.delayMs ? { delayMs: res.delayMs } : {}) };
-        }
-      } catch (err) {
-        this.d.event(
-          set,
-          'Warning',
-          'FailedUpdatePodInPlace',
-          `failed to update pod ${pod.metadata?.name} in-place(revision ${update.metadata?.name}): ${(err as Error).message}`,
-        );
-        throw err;
-      }
-    }
+    const step = await updateInPlaceThroughLifecycle(
+      {
+        controls: this.controls,
+        resourceVersionExpectations: this.d.resourceVersionExpectations,
+        event: (type, reason, message) => this.d.event(set, type, reason, message),
+        now: this.d.now,
+      },
+      pod,
+      old,
+      update,
+      inPlaceOptions(set, this.d),
+      set.spec?.lifecycle?.inPlaceUpdate,
+      // a pod without a lifecycle state is not given one here (upstream's StatefulSet)
+      (state) => state !== '',
+    );
+    if (step.outcome === 'held') return { inPlace: true };
+    if (step.outcome === 'updated')
+      return { inPlace: true, ...(step.delayMs ? { delayMs: step.delayMs } : {}) };
     if (policy === 'InPlaceOnly')
       throw new Error(`find strategy is InPlaceOnly but Pod ${pod.metadata?.name} can not update in-place`);
     return { inPlace: false };

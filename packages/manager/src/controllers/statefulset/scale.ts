@@ -2,6 +2,7 @@ import type { StatefulSet, StatefulSetStatus } from '@kruise/api';
 import { intPercentValue } from '@kruise/kube-compat';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isPodAllHooked, LIFECYCLE_STATE_LABEL, lifecycleState } from '../../workload/lifecycle/state.ts';
+import { doItSlowly } from '../../workload/slow-start.ts';
 import type { RequeueAfter } from '../cloneset/context.ts';
 import { type StatefulSetDeps, setKey } from './context.ts';
 import type { StatefulPodControl } from './pod-control.ts';
@@ -158,29 +159,26 @@ export class ScaleSteps {
   /** Creates pods in batches of 1, 2, 4 …, stopping after a batch with a failure (FailedCreatePod). */
   private async create(round: ScaleRound, pods: Pod[]): Promise<void> {
     const key = setKey(round.set);
-    let done = 0;
-    for (let size = Math.min(1, pods.length); size > 0; size = Math.min(2 * size, pods.length - done)) {
-      const batch = pods.slice(done, done + size);
-      for (const p of batch) this.d.scaleExpectations.expectCreation(key, p.metadata?.name ?? '');
-      const results = await Promise.allSettled(batch.map((p) => this.podControl.createPod(round.set, p)));
-      let failure: unknown;
-      results.forEach((r, i) => {
-        if (r.status === 'fulfilled') return;
-        this.d.scaleExpectations.creationObserved(key, batch[i]!.metadata?.name);
-        failure ??= r.reason;
-      });
-      if (failure !== undefined) {
-        setCondition(
-          round.status,
-          trueCondition(
-            'FailedCreatePod',
-            `StatefulPodControl failed to create Pod error: ${errText(failure)}`,
-            this.d.now(),
-          ),
-        );
-        throw failure;
+    const { error } = await doItSlowly(pods.length, async (i) => {
+      const name = pods[i]!.metadata?.name ?? '';
+      this.d.scaleExpectations.expectCreation(key, name);
+      try {
+        await this.podControl.createPod(round.set, pods[i]!);
+      } catch (err) {
+        this.d.scaleExpectations.creationObserved(key, name);
+        throw err;
       }
-      done += size;
+    });
+    if (error !== undefined) {
+      setCondition(
+        round.status,
+        trueCondition(
+          'FailedCreatePod',
+          `StatefulPodControl failed to create Pod error: ${errText(error)}`,
+          this.d.now(),
+        ),
+      );
+      throw error;
     }
   }
 
@@ -198,14 +196,10 @@ export class ScaleSteps {
           await this.podControl.fitClaimsToRetention(round.updateSet, pod);
     if (!monotonic) {
       const live = condemned.filter((p) => !isTerminating(p));
-      for (
-        let done = 0, size = Math.min(1, live.length);
-        size > 0;
-        size = Math.min(2 * size, live.length - done)
-      ) {
-        await Promise.all(live.slice(done, done + size).map((p) => this.steps.deletePod(set, p)));
-        done += size;
-      }
+      const { error } = await doItSlowly(live.length, async (i) => {
+        await this.steps.deletePod(set, live[i]!);
+      });
+      if (error !== undefined) throw error;
       return 'continue';
     }
     for (const pod of condemned) {
