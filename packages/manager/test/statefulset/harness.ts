@@ -1,4 +1,5 @@
 import { KruiseResources, type StatefulSet } from '@kruise/api';
+import type { ControlPlane } from '@kruise/control-plane';
 import { isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { runPod } from '../cloneset/harness.ts';
@@ -8,6 +9,7 @@ export { eventually, runPod };
 
 /** A control plane with kruise-manager, one node, and a record of the pods' creation order. */
 export interface StatefulSetEnv {
+  cp: ControlPlane;
   client: KubeClient;
   stop(): Promise<void>;
 }
@@ -17,6 +19,7 @@ export async function startStatefulSetEnv(flags: string[] = []): Promise<Statefu
   const { cp, client, app } = await startEnv(flags);
   await addNode(client, 'n1');
   return {
+    cp,
     client,
     stop: async () => {
       await app.stop();

@@ -72,6 +72,40 @@ describe('Advanced StatefulSet rolling update', () => {
     expect(uidOf(after)).toEqual(uidOf(before));
   });
 
+  it('a finished in-place update is written once: its condition and lifecycle state once per pod, not once per pass of the round', async () => {
+    const { client, cp } = env;
+    await readySet('once', {
+      replicas: 2,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+      template: {
+        metadata: { labels: { app: 'once' } },
+        spec: {
+          readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+          containers: [{ name: 'main', image: 'busybox:v1' }],
+        },
+      },
+    });
+    const since = new Date().toISOString();
+    await setImage('once', 'busybox:v2');
+    await runSetUntil(client, 'once', async () => {
+      const s = await observedStatus(client, 'once');
+      return s?.updatedReadyReplicas === 2 && s.currentRevision === s.updateRevision;
+    });
+    const mine = cp.audit.list((r) => r.time >= since && r.resource === 'pods' && r.name.startsWith('once-'));
+    const writes = (verb: string, subresource: string) =>
+      mine
+        .filter((r) => r.verb === verb && r.subresource === subresource)
+        .map((r) => r.name)
+        .sort();
+    // per pod: InPlaceUpdateReady False, then True (the fake kubelet here patches its status); the
+    // lifecycle state goes Updating with the new spec, then Normal in one patch; nothing conflicts
+    expect(writes('update', 'status')).toEqual(['once-0', 'once-0', 'once-1', 'once-1']);
+    expect(writes('update', '')).toEqual(['once-0', 'once-1']);
+    expect(writes('patch', '')).toEqual(['once-0', 'once-1']);
+    expect(mine.filter((r) => r.code === 409)).toEqual([]);
+  });
+
   it('ReCreate replaces pods, and partition keeps that many (counted in update order) at the current revision', async () => {
     const { client } = env;
     const before = await readySet('recreate', {

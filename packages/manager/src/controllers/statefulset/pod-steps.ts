@@ -80,15 +80,18 @@ export class PodSteps {
 
   /**
    * Moves an in-place update along and the pod's lifecycle state (upstream's refreshPodState);
-   * returns whether a lifecycle label was written and how long to wait for a grace period.
+   * returns whether a lifecycle label was written, the pod as this step left it (the stored object
+   * after its writes, else the one given) and how long to wait for a grace period.
    */
   async refreshPodState(
     set: StatefulSet,
     pod: Pod,
     updateRevision: string,
-  ): Promise<{ modified: boolean; delayMs?: number }> {
+  ): Promise<{ modified: boolean; pod: Pod; delayMs?: number }> {
     const opts = inPlaceOptions(set, this.d);
-    const { delayMs } = await this.controls.inPlace.refresh(pod, opts);
+    const { delayMs, written } = await this.controls.inPlace.refresh(pod, opts);
+    const latest = written ?? pod;
+    const wait = delayMs ? { delayMs } : {};
     const lifecycle = set.spec?.lifecycle;
     let state: LifecycleState | undefined;
     switch (lifecycleState(pod)) {
@@ -108,14 +111,14 @@ export class PodSteps {
         if (!lifecycle?.inPlaceUpdate || isPodAllHooked(lifecycle.inPlaceUpdate, pod)) state = 'Normal';
         break;
     }
-    if (!state) return { modified: false, ...(delayMs ? { delayMs } : {}) };
+    if (!state) return { modified: false, pod: latest, ...wait };
     const got = await this.controls.lifecycle.updatePodLifecycle(
-      pod,
+      latest,
       state,
       lifecycle?.inPlaceUpdate?.markPodNotReady === true,
     );
     if (got) this.d.resourceVersionExpectations.expect(got);
-    return { modified: got !== undefined, ...(delayMs ? { delayMs } : {}) };
+    return { modified: got !== undefined, pod: got ?? latest, ...wait };
   }
 
   /**

@@ -39,7 +39,8 @@ export function rollingMaxUnavailable(set: StatefulSet): number {
  * specified-delete go first, within maxUnavailable and regardless of the partition; then the targets
  * in update order, each while fewer than maxUnavailable pods are unavailable (or it is unavailable
  * itself): its claims expanded first (gate StatefulSetAutoResizePVCGate with OnPodRollingUpdate),
- * then in place when allowed and possible, else deleted to be recreated at the update revision.
+ * then in place when allowed and possible, else deleted to be recreated at the update revision. The
+ * chosen targets are written a chunk at a time, once all are chosen.
  */
 export class RollingUpdate {
   private readonly d: StatefulSetDeps;
@@ -58,8 +59,12 @@ export class RollingUpdate {
   }
 
   async run(round: UpdateRound): Promise<void> {
-    const { set, status, replicas } = round;
+    const { set, status } = round;
     const updateName = round.update.metadata?.name ?? '';
+    // the replica pass refreshed its pods already: their stored versions are in the replica slots
+    // (upstream reads its cache again here, and writes the same condition and state twice)
+    const slots = new Map(round.replicas.filter((p) => p !== undefined).map((p) => [p.metadata?.name, p]));
+    round.pods = round.pods.map((p) => slots.get(p.metadata?.name) ?? p);
     // every pod's refresh is its own writes: a chunk of pods at a time, as CloneSet's
     const refreshed = await inChunks(round.pods, (pod) => this.steps.refreshPodState(set, pod, updateName));
     for (const r of refreshed) round.requeue.push(r.delayMs);
@@ -67,15 +72,41 @@ export class RollingUpdate {
     const maxUnavailable = rollingMaxUnavailable(set);
     const unavailable = await this.unavailablePods(round);
     const specified = await this.specifiedDeletes(round, maxUnavailable, unavailable);
+    const chosen = await this.chooseTargets(round, maxUnavailable, unavailable, specified);
+    // the chosen pods' writes do not depend on each other: a chunk of pods at a time, as CloneSet's
+    const outcomes = await inChunks(chosen, async (pod) => {
+      const inPlace = await this.steps.inPlaceUpdatePod(set, pod, round.update, round.revisions);
+      round.requeue.push(inPlace.delayMs);
+      return inPlace.inPlace || (await this.steps.deletePod(set, pod)).deleted;
+    });
+    chosen.forEach((pod, i) => {
+      if (outcomes[i] && podRevision(pod) === round.current.metadata?.name) status.currentReplicas--;
+    });
+  }
+
+  /**
+   * The targets this round updates, in update order (upstream's loop over podsToUpdate): each while
+   * fewer than maxUnavailable pods are unavailable, or when it is unavailable itself; each chosen pod
+   * then counts as unavailable. Claims are expanded first where the set asks for it.
+   */
+  private async chooseTargets(
+    round: UpdateRound,
+    maxUnavailable: number,
+    unavailable: Set<string>,
+    specified: Set<string>,
+  ): Promise<Pod[]> {
+    const { set, replicas } = round;
+    const updateName = round.update.metadata?.name ?? '';
+    const resize = this.resizeOnUpdate(set);
+    const chosen: Pod[] = [];
     for (const i of round.targets) {
       const pod = replicas[i]!;
       // a pod created this round (or not yet) is left to the next one
       if (!isCreated(pod)) continue;
-      const resize = this.resizeOnUpdate(set);
       const claimsMatch = resize ? await claimsCompatible(this.d, set, pod) : true;
       if (podRevision(pod) === updateName && claimsMatch) continue;
       const name = pod.metadata?.name ?? '';
-      if (unavailable.size >= maxUnavailable && !unavailable.has(name)) return;
+      if (unavailable.size >= maxUnavailable && !unavailable.has(name)) break;
       if (resize) {
         // claims are expanded before their pod is updated, and only once a pod uses them
         if (!claimsMatch) await expandClaims(this.d, set, pod);
@@ -85,13 +116,10 @@ export class RollingUpdate {
         }
       }
       if (specified.has(name) || isTerminating(pod)) continue;
-      const inPlace = await this.steps.inPlaceUpdatePod(set, pod, round.update, round.revisions);
-      round.requeue.push(inPlace.delayMs);
-      let counted = inPlace.inPlace;
-      if (!inPlace.inPlace) counted = (await this.steps.deletePod(set, pod)).deleted;
+      chosen.push(pod);
       unavailable.add(name);
-      if (counted && podRevision(pod) === round.current.metadata?.name) status.currentReplicas--;
     }
+    return chosen;
   }
 
   /**

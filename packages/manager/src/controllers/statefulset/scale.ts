@@ -106,8 +106,11 @@ export class ScaleSteps {
       }
       const refreshed = await this.steps.refreshPodState(set, pod, round.updateRevision);
       round.requeue.push(refreshed.delayMs);
+      // the rest of the round sees the pod as stored (upstream reads its cache again, and so writes
+      // the same condition and lifecycle state a second time in the rolling update)
+      replicas[i] = refreshed.pod;
       if (monotonic || budget) {
-        const { available, waitMs } = runningAndAvailable(pod, round.minReadySeconds, this.d.now());
+        const { available, waitMs } = runningAndAvailable(refreshed.pod, round.minReadySeconds, this.d.now());
         if (!available && monotonic) {
           // Beyond upstream (kubernetes#67250): a pod stuck at an old revision never blocks its own
           // replacement; the rolling update takes it over.
@@ -120,7 +123,7 @@ export class ScaleSteps {
           break;
         }
       }
-      await this.fixIdentity(round, pod);
+      await this.fixIdentity(round, refreshed.pod);
     }
     await this.create(round, toCreate);
     return 'continue';

@@ -166,9 +166,10 @@ export class InPlaceUpdateControl {
    * Moves an in-place update along (every reconcile, every pod): applies a grace-delayed update once
    * the grace period is over (or drops it when the pod's revision moved on), applies the next batch
    * once the current one completed and its containers are ready, and sets InPlaceUpdateReady True
-   * when everything is done. Returns how long to wait for a grace period still running.
+   * when everything is done. Returns how long to wait for a grace period still running and, when it
+   * set InPlaceUpdateReady True, the pod as stored after that write (`written`).
    */
-  async refresh(pod: Pod, opts: InPlaceUpdateOptions): Promise<{ delayMs?: number }> {
+  async refresh(pod: Pod, opts: InPlaceUpdateOptions): Promise<{ delayMs?: number; written?: Pod }> {
     if (
       pod.metadata?.annotations?.[INPLACE_UPDATE_GRACE_KEY] ??
       pod.metadata?.annotations?.['inplace-update-grace']
@@ -186,14 +187,14 @@ export class InPlaceUpdateControl {
     const current = inPlaceUpdateCondition(pod);
     if (current?.status === 'True' && !current.reason && !current.message) return {};
     // a status write of the node or kruise-daemon in between is a conflict: read again and retry
-    await this.onLatest(pod, (latest) =>
+    const written = await this.onLatest(pod, (latest) =>
       this.writeCondition(latest, {
         type: INPLACE_UPDATE_READY,
         status: 'True',
         lastTransitionTime: kubeTime(this.now()),
       }),
     );
-    return {};
+    return { written };
   }
 
   private async finishGracePeriod(pod: Pod, opts: InPlaceUpdateOptions): Promise<{ delayMs?: number }> {
