@@ -5,6 +5,8 @@ import { join } from 'node:path';
 /** One JSON log line of the daemon, with the time it reached the bench. */
 export interface LogLine {
   at: number;
+  /** When the daemon logged it (RFC 3339 with milliseconds). */
+  time?: string;
   msg: string;
   [key: string]: unknown;
 }

@@ -1,9 +1,10 @@
 /**
  * Computations that must give the answers Kubernetes' Go code gives — hashes, JSON bytes,
  * quantities, IntOrString, label selectors, times, image references, kubelet's CRI metadata, Go's
- * durations and booleans, feature-gate flags — and the shape of a resource's address. Nothing here
+ * durations and booleans, feature-gate flags, node affinity, taints and daemon placement — and the shape of a resource's address. Nothing here
  * is Kruise's API; it imports nothing of this repository's.
  */
+export * from './daemon-placement.ts';
 export * from './feature-gate-parser.ts';
 export * from './go-bool.ts';
 export * from './go-duration.ts';
@@ -14,7 +15,9 @@ export * from './intstr.ts';
 export * from './kubelet-hash.ts';
 export * from './kubelet-labels.ts';
 export * from './label-selector.ts';
+export * from './node-affinity.ts';
 export * from './quantity.ts';
 export * from './resource-ref.ts';
 export * from './statefulset-ordinals.ts';
+export * from './taints.ts';
 export * from './time.ts';

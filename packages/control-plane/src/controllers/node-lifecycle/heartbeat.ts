@@ -1,7 +1,7 @@
+import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '@kruise/kube-compat/taints';
 import { nowRFC3339 } from '../../api/context.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { Store } from '../../store/store.ts';
-import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../scheduler/taints.ts';
 
 /** The conditions kubelet reports and the lifecycle controller turns Unknown when it goes silent. */
 const KUBELET_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];

@@ -1,7 +1,8 @@
+import { requiredNodeAffinityMatches } from '@kruise/kube-compat/node-affinity';
+import { TAINT_UNSCHEDULABLE, taintToleratedBy } from '@kruise/kube-compat/taints';
 import type { KubeObject } from '../../registry/types.ts';
-import { nodeAffinityMatches } from './node-affinity.ts';
 import type { NodeInfo, podHostPorts, Resources } from './node-info.ts';
-import { effectiveTaints, TAINT_UNSCHEDULABLE, toleratedBy } from './taints.ts';
+import { effectiveTaints } from './taints.ts';
 import { type PodClaim, volumeBinding } from './volumes.ts';
 
 /**
@@ -31,7 +32,7 @@ const unresolvable = (reason: string): FilterFailure => ({ reasons: [reason], re
 /** NodeUnschedulable. */
 const nodeUnschedulable: Filter = (facts, info) =>
   info.node.spec?.unschedulable &&
-  !toleratedBy(facts.tolerations, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' })
+  !taintToleratedBy(facts.tolerations, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' })
     ? unresolvable('node(s) were unschedulable')
     : undefined;
 
@@ -39,7 +40,7 @@ const nodeUnschedulable: Filter = (facts, info) =>
 const taintToleration: Filter = (facts, info) => {
   for (const taint of effectiveTaints(info.node)) {
     if (taint?.effect !== 'NoSchedule' && taint?.effect !== 'NoExecute') continue;
-    if (!toleratedBy(facts.tolerations, taint))
+    if (!taintToleratedBy(facts.tolerations, taint))
       return unresolvable(`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`);
   }
   return undefined;
@@ -47,7 +48,7 @@ const taintToleration: Filter = (facts, info) => {
 
 /** NodeAffinity (nodeSelector and required node affinity). */
 const nodeAffinity: Filter = (facts, info) =>
-  nodeAffinityMatches(facts.pod, info.node)
+  requiredNodeAffinityMatches(facts.pod.spec, info.node)
     ? undefined
     : unresolvable("node(s) didn't match Pod's node affinity/selector");
 

@@ -1,7 +1,7 @@
+import { preferredNodeAffinityScore } from '@kruise/kube-compat/node-affinity';
+import { taintToleratedBy } from '@kruise/kube-compat/taints';
 import type { PodFacts } from './filters.ts';
-import { preferredAffinityScore } from './node-affinity.ts';
 import { controllerUid, type NodeInfo, type Resources } from './node-info.ts';
-import { toleratedBy } from './taints.ts';
 
 /** NodeResourcesFit's LeastAllocated score (0–100) over CPU and memory, with non-zero requests. */
 function leastAllocated(info: NodeInfo, nonZero: Resources): number {
@@ -31,7 +31,7 @@ export function pickNode(facts: PodFacts, nonZero: Resources, feasible: NodeInfo
   if (feasible.length === 1) return feasible[0]!;
   const owner = controllerUid(facts.pod);
   const affinity = normalize(
-    feasible.map((n) => preferredAffinityScore(facts.pod, n.node)),
+    feasible.map((n) => preferredNodeAffinityScore(facts.pod.spec, n.node)),
     false,
   );
   const spread = normalize(
@@ -42,7 +42,7 @@ export function pickNode(facts: PodFacts, nonZero: Resources, feasible: NodeInfo
     feasible.map(
       (n) =>
         (n.node.spec?.taints ?? []).filter(
-          (t: any) => t?.effect === 'PreferNoSchedule' && !toleratedBy(facts.tolerations, t),
+          (t: any) => t?.effect === 'PreferNoSchedule' && !taintToleratedBy(facts.tolerations, t),
         ).length,
     ),
     true,

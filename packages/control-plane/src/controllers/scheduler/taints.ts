@@ -1,22 +1,5 @@
+import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '@kruise/kube-compat/taints';
 import type { KubeObject } from '../../registry/types.ts';
-
-/** Taint keys kube-controller-manager's node lifecycle controller uses. */
-export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
-export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
-
-/** Whether a toleration tolerates a taint (ToleratesTaint). */
-export function tolerates(toleration: any, taint: any): boolean {
-  if (toleration?.effect && toleration.effect !== taint?.effect) return false;
-  if (toleration?.key && toleration.key !== taint?.key) return false;
-  if (!toleration?.key && toleration?.operator !== 'Exists') return false;
-  if (toleration?.operator === 'Exists') return true;
-  return (toleration?.value ?? '') === (taint?.value ?? '');
-}
-
-/** Whether any of the tolerations tolerates the taint. */
-export const toleratedBy = (tolerations: any[], taint: any): boolean =>
-  tolerations.some((t) => tolerates(t, taint));
 
 /** The Ready condition's status: True, False or Unknown (absent counts as False: not yet reported). */
 export function readyStatus(node: KubeObject): string {

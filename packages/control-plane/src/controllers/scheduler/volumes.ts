@@ -1,7 +1,7 @@
+import { nodeSelectorTermMatches } from '@kruise/kube-compat/node-affinity';
 import type { KubeObject } from '../../registry/types.ts';
 import type { Store } from '../../store/store.ts';
 import type { Filter } from './filters.ts';
-import { termMatches } from './node-affinity.ts';
 
 /** A claim the pod uses, with its volume once bound. */
 export interface PodClaim {
@@ -47,7 +47,7 @@ export function podClaims(store: Store, pod: KubeObject): { claims: PodClaim[]; 
 export const volumeBinding: Filter = (facts, info) => {
   for (const c of facts.claims ?? []) {
     const terms = c.volume?.spec?.nodeAffinity?.required?.nodeSelectorTerms;
-    if (terms && !terms.some((t: any) => termMatches(t, info.node)))
+    if (terms && !terms.some((t: any) => nodeSelectorTermMatches(t, info.node)))
       return { reasons: ['node(s) had volume node affinity conflict'], resolvable: false };
   }
   return undefined;
