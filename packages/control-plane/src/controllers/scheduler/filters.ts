@@ -1,5 +1,10 @@
 import { requiredNodeAffinityMatches } from '@kruise/kube-compat/node-affinity';
-import { TAINT_UNSCHEDULABLE, taintToleratedBy } from '@kruise/kube-compat/taints';
+import {
+  findUntoleratedTaint,
+  NO_SCHEDULE_OR_NO_EXECUTE,
+  TAINT_UNSCHEDULABLE,
+  taintToleratedBy,
+} from '@kruise/kube-compat/taints';
 import type { KubeObject } from '../../registry/types.ts';
 import type { NodeInfo, podHostPorts, Resources } from './node-info.ts';
 import { effectiveTaints } from './taints.ts';
@@ -38,12 +43,14 @@ const nodeUnschedulable: Filter = (facts, info) =>
 
 /** TaintToleration: the first NoSchedule/NoExecute taint not tolerated. */
 const taintToleration: Filter = (facts, info) => {
-  for (const taint of effectiveTaints(info.node)) {
-    if (taint?.effect !== 'NoSchedule' && taint?.effect !== 'NoExecute') continue;
-    if (!taintToleratedBy(facts.tolerations, taint))
-      return unresolvable(`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`);
-  }
-  return undefined;
+  const taint = findUntoleratedTaint(
+    effectiveTaints(info.node),
+    facts.tolerations,
+    NO_SCHEDULE_OR_NO_EXECUTE,
+  );
+  return taint
+    ? unresolvable(`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`)
+    : undefined;
 };
 
 /** NodeAffinity (nodeSelector and required node affinity). */
