@@ -91,7 +91,11 @@ export function trimPod(pod: Pod): Pod {
   };
 }
 
-/** The parts of a Node the NodeImage controller reads: labels and the Ready condition. */
+/**
+ * The parts of a Node the node-level controllers read: labels (NodeImage, pre-download), and for
+ * daemon placement and node fit the taints, the unschedulable flag, each condition's type, status
+ * and transition time, and the allocatable resources.
+ */
 export function trimNode(node: Node): Node {
   const m = node.metadata ?? {};
   return {
@@ -102,7 +106,18 @@ export function trimNode(node: Node): Node {
       labels: m.labels,
       deletionTimestamp: m.deletionTimestamp,
     },
-    status: { conditions: (node.status?.conditions ?? []).filter((c) => c.type === 'Ready') },
+    spec: {
+      ...(node.spec?.taints ? { taints: node.spec.taints } : {}),
+      ...(node.spec?.unschedulable ? { unschedulable: true } : {}),
+    },
+    status: {
+      conditions: (node.status?.conditions ?? []).map(({ type, status, lastTransitionTime }) => ({
+        type,
+        status,
+        lastTransitionTime,
+      })),
+      ...(node.status?.allocatable ? { allocatable: node.status.allocatable } : {}),
+    },
   };
 }
 
@@ -115,7 +130,10 @@ export function trimmedPods(manager: Manager): Informer<Pod> {
   return manager.informers.informerFor<Pod>({ resource: Resources.Pod, transform: trimPod });
 }
 
-/** The manager's shared Node informer, trimmed to labels and the Ready condition. */
+/**
+ * The manager's shared Node informer, trimmed to what placement reads: labels, taints, the
+ * unschedulable flag, each condition's type and status, and the allocatable resources.
+ */
 export function trimmedNodes(manager: Manager): Informer<Node> {
   return manager.informers.informerFor<Node>({ resource: Resources.Node, transform: trimNode });
 }
