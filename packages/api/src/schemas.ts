@@ -5,6 +5,7 @@ export * from './resources.ts';
 export * from './schema/cloneset.ts';
 export * from './schema/common.ts';
 export * from './schema/containerrecreaterequest.ts';
+export * from './schema/daemonset.ts';
 export * from './schema/imagelistpulljob.ts';
 export * from './schema/imagepulljob.ts';
 export * from './schema/nodeimage.ts';

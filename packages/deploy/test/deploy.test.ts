@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KRUISE_RESOURCES } from '@kruise/api/schemas';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ describe('deploy/ (the cluster install)', () => {
     const k = parse(files.get('deploy/kustomization.yaml')!);
     for (const r of k.resources) expect(existsSync(join(root, 'deploy', r)), r).toBe(true);
     const crds = k.resources.filter((r: string) => r.startsWith('crds/'));
-    expect(crds).toHaveLength(6);
+    expect(crds).toHaveLength(KRUISE_RESOURCES.length);
     expect(k.resources).toHaveLength(files.size - 2 + crds.length);
   });
 
@@ -77,6 +78,7 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-v1alpha1-nodeimage',
       '/validate-apps-kruise-io-v1alpha1-cloneset',
       '/validate-apps-kruise-io-statefulset',
+      '/validate-apps-kruise-io-daemonset',
     ]);
     expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),

@@ -4,6 +4,8 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { mutateCloneSet } from './cloneset/mutating.ts';
 import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
+import { mutateDaemonSet } from './daemonset/mutating.ts';
+import { validateDaemonSet } from './daemonset/validating.ts';
 import { mutateImageListPullJob } from './imagelistpulljob/mutating.ts';
 import { validateImageListPullJob } from './imagelistpulljob/validating.ts';
 import { mutateImagePullJob } from './imagepulljob/mutating.ts';
@@ -45,7 +47,7 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
 
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's and the pod pipeline (gate PodWebhook).
+ * Advanced StatefulSet's, Advanced DaemonSet's and the pod pipeline (gate PodWebhook).
  */
 export function webhookRoutes(
   gates: FeatureGates,
@@ -138,6 +140,22 @@ export function webhookRoutes(
       operations: ['CREATE', 'UPDATE', 'DELETE'],
       // Deletion protection's DELETE check will be handed in as `deletionCheck` (its own issue).
       handler: validateStatefulSet(gates, { storageClasses }),
+    },
+    {
+      kind: 'DaemonSet',
+      plural: 'daemonsets',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-daemonset',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateDaemonSet,
+    },
+    {
+      kind: 'DaemonSet',
+      plural: 'daemonsets',
+      mutating: false,
+      path: '/validate-apps-kruise-io-daemonset',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: validateDaemonSet,
     },
     ...(gates.enabled('PodWebhook')
       ? [
