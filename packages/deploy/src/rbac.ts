@@ -65,6 +65,10 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['apps.kruise.io'], ['statefulsets/status'], ['update']),
   rule([''], ['persistentvolumeclaims'], ['watch', 'patch']),
   rule(['storage.k8s.io'], ['storageclasses'], WATCH),
+  // Advanced DaemonSet controller: its pods and revisions (rules above), its status, a fresh read
+  // before it adopts an orphan pod (and after a status conflict); Nodes decide placement (above).
+  rule(['apps.kruise.io'], ['daemonsets'], [...WATCH, 'get']),
+  rule(['apps.kruise.io'], ['daemonsets/status'], ['update']),
   // Container launch priority: the pod's `<pod>-barrier` ConfigMap (read uncached, created, keys
   // added); the completed annotation goes on the pod (pods patch above).
   rule([''], ['configmaps'], ['get', 'create', 'patch']),

@@ -42,6 +42,9 @@ export interface ManagerOptions {
   crrWorkers: number;
   cloneSetWorkers: number;
   statefulSetWorkers: number;
+  daemonSetWorkers: number;
+  /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
+  assignPodsByScheduler: boolean;
   /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
   cloneSetScalingExcludePreparingDelete: boolean;
   /** Workload expectations unsatisfied this long are dropped (upstream's --expectation-timeout). */
@@ -181,6 +184,13 @@ export function managerFlags() {
     .flag('crr-workers', positiveInt, 3, 'workers of the ContainerRecreateRequest controller')
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
+    .flag('daemonset-workers', positiveInt, 3, 'workers of the Advanced DaemonSet controller')
+    .flag(
+      'assign-pods-by-scheduler',
+      boolValue,
+      true,
+      'let the scheduler bind Advanced DaemonSet pods (false: the controller sets their nodeName)',
+    )
     .flag(
       'cloneset-scaling-exclude-preparing-delete',
       boolValue,
@@ -223,6 +233,8 @@ export function parseOptions(argv: string[]): ManagerOptions {
     crrWorkers: o['crr-workers'],
     cloneSetWorkers: o['cloneset-workers'],
     statefulSetWorkers: o['statefulset-workers'],
+    daemonSetWorkers: o['daemonset-workers'],
+    assignPodsByScheduler: o['assign-pods-by-scheduler'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
     expectationTimeoutMs: o['expectation-timeout'],
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
