@@ -63,8 +63,8 @@ const ready = (p: Pod) =>
   p.status?.phase === 'Running' && p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
 /**
- * Plays kubelet for every pod of the DaemonSet (on the node it is pinned to) until `check` holds; a
- * pod deleted meanwhile is skipped.
+ * Plays kubelet for every pod of the DaemonSet until `check` holds: runs it on the node it is pinned
+ * to, and removes it once it is being deleted; a pod deleted meanwhile is skipped.
  */
 export function runUntil<T>(
   client: KubeClient,
@@ -74,8 +74,13 @@ export function runUntil<T>(
 ): Promise<NonNullable<T>> {
   return eventually(
     async () => {
-      for (const p of await podsOf(client, name))
-        if (!ready(p))
+      for (const p of await podsOf(client, name, true))
+        if (p.metadata?.deletionTimestamp)
+          // kubelet stops the containers and removes the pod
+          await client
+            .delete(Resources.Pod, 'default', p.metadata.name!, { gracePeriodSeconds: 0 })
+            .catch(() => undefined);
+        else if (!ready(p))
           await runPod(client, p, targetNodeName(p as never)).catch((err: Error) => {
             if (!isNotFound(err)) throw err;
           });
