@@ -73,15 +73,16 @@ export const preDownloadDecided = (update: ControllerRevision) => {
 /**
  * One ImagePullJob per changed image (upstream's CreateJobForWorkload), named
  * `<revision>-<container>`, owned by the workload, pulling on the nodes of its pods not yet at the
- * update revision, with the parallelism and timeout of the workload's annotations.
+ * update revision (by its name or its `hash`), with the parallelism and timeout of the workload's
+ * annotations.
  */
 export function imagePullJobs(
   owner: PreDownloadOwner,
   current: ControllerRevision,
   update: ControllerRevision,
+  hash = update.metadata?.labels?.[CONTROLLER_REVISION_HASH_KEY] ?? '',
 ): ImagePullJob[] {
   const spec = owner.spec ?? {};
-  const hash = update.metadata?.labels?.[CONTROLLER_REVISION_HASH_KEY] ?? '';
   const jobLabels = { ...(spec.template?.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_KEY]: hash };
   const annotations = { ...(spec.template?.metadata?.annotations ?? {}) };
   const integer = (text: string | undefined, fallback: number) =>

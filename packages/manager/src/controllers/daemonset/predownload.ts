@@ -9,6 +9,7 @@ import {
 } from '../../workload/predownload.ts';
 import { DAEMONSET_API_VERSION } from './context.ts';
 import { partitionOf } from './placement.ts';
+import { revisionHash } from './rolling-update.ts';
 
 /**
  * The DaemonSet as image pre-download sees it (gate PreDownloadImageForDaemonSetUpdate): its desired
@@ -52,5 +53,7 @@ export function preDownloadPlan(
   const desired = ds.status?.desiredNumberScheduled ?? 0;
   const maxUnavailable = intPercentValueOrZero(strategy?.rollingUpdate?.maxUnavailable ?? 1, desired, true);
   if (partitionOf(ds, desired) === 0 && maxUnavailable >= desired) return { action: 'ignore' };
-  return { action: 'create', jobs: imagePullJobs(owner, current, update) };
+  // the pods' label is the revision's hash (upstream reads a label its revisions lack, so its jobs
+  // also pull on the nodes already updated)
+  return { action: 'create', jobs: imagePullJobs(owner, current, update, revisionHash(update)) };
 }
