@@ -65,6 +65,10 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['apps.kruise.io'], ['statefulsets/status'], ['update']),
   rule([''], ['persistentvolumeclaims'], ['watch', 'patch']),
   rule(['storage.k8s.io'], ['storageclasses'], WATCH),
+  // BroadcastJob controller: its pods (rules above), spec.paused on a failure with policy Pause,
+  // TTL deletion, its status.
+  rule(['apps.kruise.io'], ['broadcastjobs'], [...WATCH, 'patch', 'delete']),
+  rule(['apps.kruise.io'], ['broadcastjobs/status'], ['update']),
   // Container launch priority: the pod's `<pod>-barrier` ConfigMap (read uncached, created, keys
   // added); the completed annotation goes on the pod (pods patch above).
   rule([''], ['configmaps'], ['get', 'create', 'patch']),

@@ -42,6 +42,9 @@ export interface ManagerOptions {
   crrWorkers: number;
   cloneSetWorkers: number;
   statefulSetWorkers: number;
+  broadcastJobWorkers: number;
+  /** BroadcastJob pods are pinned through node affinity for the scheduler (else by nodeName). */
+  assignBroadcastJobPodsByScheduler: boolean;
   /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
   cloneSetScalingExcludePreparingDelete: boolean;
   /** Workload expectations unsatisfied this long are dropped (upstream's --expectation-timeout). */
@@ -181,6 +184,13 @@ export function managerFlags() {
     .flag('crr-workers', positiveInt, 3, 'workers of the ContainerRecreateRequest controller')
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
+    .flag('broadcastjob-workers', positiveInt, 3, 'Max concurrent workers for BroadCastJob controller.')
+    .flag(
+      'assign-bcj-pods-by-scheduler',
+      boolValue,
+      true,
+      'Use scheduler to assign broadcastJob pod to node.',
+    )
     .flag(
       'cloneset-scaling-exclude-preparing-delete',
       boolValue,
@@ -223,6 +233,8 @@ export function parseOptions(argv: string[]): ManagerOptions {
     crrWorkers: o['crr-workers'],
     cloneSetWorkers: o['cloneset-workers'],
     statefulSetWorkers: o['statefulset-workers'],
+    broadcastJobWorkers: o['broadcastjob-workers'],
+    assignBroadcastJobPodsByScheduler: o['assign-bcj-pods-by-scheduler'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
     expectationTimeoutMs: o['expectation-timeout'],
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
@@ -241,4 +253,6 @@ export interface AppTuning {
   random?: () => number;
   /** Called before each reconcile with the controller's name and the request key (tests, benches count them). */
   onReconcile?: (controller: string, key: string) => void;
+  /** The BroadcastJob controller's clock for deadlines and TTLs (epoch ms; Date.now by default). */
+  now?: () => number;
 }
