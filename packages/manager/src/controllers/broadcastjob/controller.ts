@@ -84,6 +84,22 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       .filter((j) => !isJobFinished(j) && fits(j))
       .map(requestOf);
   const fitsNode = (job: BroadcastJob, node: KubeObject) => jobNodeFit(job, node as Node).length === 0;
+  const hasPodOn = (job: BroadcastJob, nodeName: string) =>
+    (pods.byIndex(OWNER_UID, job.metadata?.uid ?? '') as unknown as Pod[]).some(
+      (p) => assignedNode(p.spec) === nodeName,
+    );
+  /**
+   * A pod that no longer holds its node's resources (gone, or finished): the unfinished jobs that
+   * would fit the node but have no pod there, since the room it frees may be what they lacked.
+   */
+  const freed = (p: KubeObject): Request[] => {
+    const nodeName = (p as Pod).spec?.nodeName;
+    const n = nodeName ? nodes.get(nodeName) : undefined;
+    return n && nodeName ? jobsFor((j) => fitsNode(j, n) && !hasPodOn(j, nodeName)) : [];
+  };
+  const finished = (p: KubeObject) => !holdsNode(p as Pod);
+  const some = (...reqs: (Request | Request[] | undefined)[]): Request[] =>
+    reqs.flat().filter((r): r is Request => r !== undefined);
   return builder
     .watches(jobs, {
       add: requestOf,
@@ -99,10 +115,12 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       },
       update: (o, p) => {
         if (o.metadata?.resourceVersion === p.metadata?.resourceVersion) return undefined;
+        // a pod being deleted counts as deleted (its node's kubelet may never finish it)
+        const gone = p.metadata?.deletionTimestamp && !o.metadata?.deletionTimestamp ? podGone(p) : undefined;
         const previous = changed(controllerOf(o), controllerOf(p)) ? jobOf(o) : undefined;
-        return [jobOf(p), previous].filter((r): r is Request => r !== undefined);
+        return some(jobOf(p), gone, previous, finished(p) && !finished(o) ? freed(p) : undefined);
       },
-      delete: podGone,
+      delete: (p) => some(podGone(p), freed(p)),
     })
     .watches(nodes, {
       add: (n) => jobsFor((j) => fitsNode(j, n)),
