@@ -5,7 +5,9 @@
  * is Kruise's API; it imports nothing of this repository's.
  */
 export * from './daemon-placement.ts';
+export * from './daemon-pod-node.ts';
 export * from './feature-gate-parser.ts';
+export * from './flowcontrol-backoff.ts';
 export * from './go-bool.ts';
 export * from './go-duration.ts';
 export * from './go-hash.ts';

@@ -42,6 +42,9 @@ export interface ManagerOptions {
   crrWorkers: number;
   cloneSetWorkers: number;
   statefulSetWorkers: number;
+  daemonSetWorkers: number;
+  /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
+  assignPodsByScheduler: boolean;
   broadcastJobWorkers: number;
   /** BroadcastJob pods are pinned through node affinity for the scheduler (else by nodeName). */
   assignBroadcastJobPodsByScheduler: boolean;
@@ -184,6 +187,13 @@ export function managerFlags() {
     .flag('crr-workers', positiveInt, 3, 'workers of the ContainerRecreateRequest controller')
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
+    .flag('daemonset-workers', positiveInt, 3, 'workers of the Advanced DaemonSet controller')
+    .flag(
+      'assign-pods-by-scheduler',
+      boolValue,
+      true,
+      'let the scheduler bind Advanced DaemonSet pods (false: the controller sets their nodeName)',
+    )
     .flag('broadcastjob-workers', positiveInt, 3, 'Max concurrent workers for BroadCastJob controller.')
     .flag(
       'assign-bcj-pods-by-scheduler',
@@ -233,6 +243,8 @@ export function parseOptions(argv: string[]): ManagerOptions {
     crrWorkers: o['crr-workers'],
     cloneSetWorkers: o['cloneset-workers'],
     statefulSetWorkers: o['statefulset-workers'],
+    daemonSetWorkers: o['daemonset-workers'],
+    assignPodsByScheduler: o['assign-pods-by-scheduler'],
     broadcastJobWorkers: o['broadcastjob-workers'],
     assignBroadcastJobPodsByScheduler: o['assign-bcj-pods-by-scheduler'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
