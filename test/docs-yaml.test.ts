@@ -44,6 +44,7 @@ const FEATURE_GUIDES = [
   'docs/cloneset.md',
   'docs/advanced-statefulset.md',
   'docs/advanced-daemonset.md',
+  'docs/broadcastjob.md',
   'docs/container-launch-priority.md',
   'docs/kubectl-kruise.md',
   'docs/install.md',

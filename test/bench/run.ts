@@ -18,6 +18,7 @@
  * its name is the prefix of its goals' ids.
  */
 import { benchAdmission } from './admission.bench.ts';
+import { benchBroadcastJob } from './broadcastjob.bench.ts';
 import { benchCloneSet } from './cloneset.bench.ts';
 import { benchControlPlane } from './control-plane.bench.ts';
 import { benchCrr } from './crr.bench.ts';
@@ -37,6 +38,7 @@ const suites: Suite[] = [
   { name: 'cloneset', title: 'CloneSet', run: benchCloneSet },
   { name: 'statefulset', title: 'Advanced StatefulSet', run: benchStatefulSet },
   { name: 'daemonset', title: 'Advanced DaemonSet', run: benchDaemonSet },
+  { name: 'broadcastjob', title: 'BroadcastJob', run: benchBroadcastJob },
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
   { name: 'local-node', title: 'local node (kubelet part)', run: benchLocalNode },

@@ -22,4 +22,6 @@ export const KruiseResources = {
   StatefulSet: resourceRef(GROUP, 'v1beta1', 'statefulsets', 'StatefulSet', true),
   /** Advanced DaemonSet, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   DaemonSet: resourceRef(GROUP, 'v1beta1', 'daemonsets', 'DaemonSet', true),
+  /** BroadcastJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
+  BroadcastJob: resourceRef(GROUP, 'v1beta1', 'broadcastjobs', 'BroadcastJob', true),
 } as const;

@@ -1,3 +1,4 @@
+import { BroadcastJobSchema } from './schema/broadcastjob.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
 import { DaemonSetSchema } from './schema/daemonset.ts';
@@ -18,6 +19,8 @@ const SCHEMAS: Record<string, Schema> = {
   StatefulSet: StatefulSetSchema,
   // v1beta1: v1alpha1 differs only in the Surging type, scaleStrategy and daemonSetHash.
   DaemonSet: DaemonSetSchema,
+  // The same schema at v1alpha1 and v1beta1.
+  BroadcastJob: BroadcastJobSchema,
 };
 
 const jsonType = (v: unknown) =>

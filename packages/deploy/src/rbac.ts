@@ -69,6 +69,10 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   // before it adopts an orphan pod (and after a status conflict); Nodes decide placement (above).
   rule(['apps.kruise.io'], ['daemonsets'], [...WATCH, 'get']),
   rule(['apps.kruise.io'], ['daemonsets/status'], ['update']),
+  // BroadcastJob controller: its pods (rules above), spec.paused on a failure with policy Pause,
+  // TTL deletion, its status.
+  rule(['apps.kruise.io'], ['broadcastjobs'], [...WATCH, 'patch', 'delete']),
+  rule(['apps.kruise.io'], ['broadcastjobs/status'], ['update']),
   // Container launch priority: the pod's `<pod>-barrier` ConfigMap (read uncached, created, keys
   // added); the completed annotation goes on the pod (pods patch above).
   rule([''], ['configmaps'], ['get', 'create', 'patch']),

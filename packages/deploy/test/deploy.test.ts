@@ -79,6 +79,7 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-v1alpha1-cloneset',
       '/validate-apps-kruise-io-statefulset',
       '/validate-apps-kruise-io-daemonset',
+      '/validate-apps-kruise-io-broadcastjob',
     ]);
     expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),
@@ -108,6 +109,16 @@ describe('deploy/ (the cluster install)', () => {
       clientConfig: { service: { path: '/validate-apps-kruise-io-statefulset' } },
       rules: rule(['CREATE', 'UPDATE', 'DELETE']),
       sideEffects: 'None',
+    });
+    // BroadcastJob's, at upstream's paths, for both served versions.
+    const bcjRule = [{ ...rule(['CREATE', 'UPDATE'])[0], resources: ['broadcastjobs'] }];
+    expect(byName(mutating.webhooks, 'mbroadcastjob.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/mutate-apps-kruise-io-broadcastjob' } },
+      rules: bcjRule,
+    });
+    expect(byName(validating.webhooks, 'vbroadcastjob.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/validate-apps-kruise-io-broadcastjob' } },
+      rules: bcjRule,
     });
     const mpod = byName(mutating.webhooks, 'mpod.kb.io');
     expect(mpod.clientConfig.service.path).toBe('/mutate-pod');

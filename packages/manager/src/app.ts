@@ -1,6 +1,7 @@
 import type { FeatureGates } from '@kruise/api';
 import { type Controller, type KubeClient, type Logger, Manager } from '@kruise/runtime';
 import type { AddController } from './controllers/add-options.ts';
+import * as broadcastjob from './controllers/broadcastjob/controller.ts';
 import * as cloneset from './controllers/cloneset/controller.ts';
 import * as containerlaunchpriority from './controllers/containerlaunchpriority/controller.ts';
 import * as containerrecreaterequest from './controllers/containerrecreaterequest/controller.ts';
@@ -22,6 +23,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: cloneset.add, enabled: () => true },
   { add: statefulset.add, enabled: () => true },
   { add: daemonset.add, enabled: () => true },
+  { add: broadcastjob.add, enabled: () => true },
   { add: podreadiness.add, enabled: () => true },
   { add: containerlaunchpriority.add, enabled: () => true },
 ];

@@ -45,6 +45,9 @@ export interface ManagerOptions {
   daemonSetWorkers: number;
   /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
   assignPodsByScheduler: boolean;
+  broadcastJobWorkers: number;
+  /** BroadcastJob pods are pinned through node affinity for the scheduler (else by nodeName). */
+  assignBroadcastJobPodsByScheduler: boolean;
   /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
   cloneSetScalingExcludePreparingDelete: boolean;
   /** Workload expectations unsatisfied this long are dropped (upstream's --expectation-timeout). */
@@ -191,6 +194,13 @@ export function managerFlags() {
       true,
       'let the scheduler bind Advanced DaemonSet pods (false: the controller sets their nodeName)',
     )
+    .flag('broadcastjob-workers', positiveInt, 3, 'Max concurrent workers for BroadCastJob controller.')
+    .flag(
+      'assign-bcj-pods-by-scheduler',
+      boolValue,
+      true,
+      'Use scheduler to assign broadcastJob pod to node.',
+    )
     .flag(
       'cloneset-scaling-exclude-preparing-delete',
       boolValue,
@@ -235,6 +245,8 @@ export function parseOptions(argv: string[]): ManagerOptions {
     statefulSetWorkers: o['statefulset-workers'],
     daemonSetWorkers: o['daemonset-workers'],
     assignPodsByScheduler: o['assign-pods-by-scheduler'],
+    broadcastJobWorkers: o['broadcastjob-workers'],
+    assignBroadcastJobPodsByScheduler: o['assign-bcj-pods-by-scheduler'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
     expectationTimeoutMs: o['expectation-timeout'],
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
@@ -253,4 +265,6 @@ export interface AppTuning {
   random?: () => number;
   /** Called before each reconcile with the controller's name and the request key (tests, benches count them). */
   onReconcile?: (controller: string, key: string) => void;
+  /** The BroadcastJob controller's clock for deadlines and TTLs (epoch ms; Date.now by default). */
+  now?: () => number;
 }

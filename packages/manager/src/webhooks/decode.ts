@@ -10,6 +10,7 @@ const EMBEDDED: Record<string, Record<string, string>> = {
   CloneSet: { template: 'PodTemplateSpec', volumeClaimTemplates: '[]PersistentVolumeClaim' },
   StatefulSet: { template: 'PodTemplateSpec', volumeClaimTemplates: '[]PersistentVolumeClaim' },
   DaemonSet: { template: 'PodTemplateSpec' },
+  BroadcastJob: { template: 'PodTemplateSpec' },
 };
 
 /**

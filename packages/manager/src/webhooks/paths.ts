@@ -1,6 +1,8 @@
 import type { FeatureGates } from '@kruise/api';
 import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { mutateBroadcastJob } from './broadcastjob/mutating.ts';
+import { validateBroadcastJob } from './broadcastjob/validating.ts';
 import { mutateCloneSet } from './cloneset/mutating.ts';
 import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
@@ -47,7 +49,8 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
 
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's, Advanced DaemonSet's and the pod pipeline (gate PodWebhook).
+ * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's and the pod pipeline (gate
+ * PodWebhook).
  */
 export function webhookRoutes(
   gates: FeatureGates,
@@ -156,6 +159,22 @@ export function webhookRoutes(
       path: '/validate-apps-kruise-io-daemonset',
       versions: ['v1alpha1', 'v1beta1'],
       handler: validateDaemonSet,
+    },
+    {
+      kind: 'BroadcastJob',
+      plural: 'broadcastjobs',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-broadcastjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateBroadcastJob(gates),
+    },
+    {
+      kind: 'BroadcastJob',
+      plural: 'broadcastjobs',
+      mutating: false,
+      path: '/validate-apps-kruise-io-broadcastjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: validateBroadcastJob,
     },
     ...(gates.enabled('PodWebhook')
       ? [

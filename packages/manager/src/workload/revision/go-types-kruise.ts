@@ -58,4 +58,13 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   DaemonSetStatusV1alpha1:
     'currentNumberScheduled:i! numberMisscheduled:i! desiredNumberScheduled:i! numberReady:i! observedGeneration:i updatedNumberScheduled:i! numberAvailable:i numberUnavailable:i collisionCount:*i conditions:[]DaemonSetCondition daemonSetHash:s',
   DaemonSetCondition: 'type:s! status:s! lastTransitionTime:t reason:s message:s',
+  // BroadcastJob (apps.kruise.io/v1beta1; v1alpha1 has the same fields).
+  BroadcastJob: '...TypeMeta metadata:ObjectMeta spec:BroadcastJobSpec status:BroadcastJobStatus',
+  BroadcastJobSpec:
+    'parallelism:*ios template:PodTemplateSpec! completionPolicy:BroadcastJobCompletionPolicy! paused:b failurePolicy:BroadcastJobFailurePolicy',
+  BroadcastJobCompletionPolicy: 'type:s activeDeadlineSeconds:*i ttlSecondsAfterFinished:*i',
+  BroadcastJobFailurePolicy: 'type:s restartLimit:i',
+  BroadcastJobStatus:
+    'conditions:[]JobCondition startTime:*t completionTime:*t active:i! succeeded:i! failed:i! desired:i! phase:s!',
+  JobCondition: 'type:s! status:s! lastProbeTime:t lastTransitionTime:t reason:s message:s',
 };
