@@ -181,4 +181,59 @@ describe('Advanced DaemonSet rolling update', () => {
     );
     expect(pods.some((p) => p.metadata?.uid === held.metadata?.uid)).toBe(false);
   });
+
+  it('rolls a node that leaves the canary back to the stable revision: in place, or by a new pod (#1871)', async () => {
+    for (const [name, type] of [
+      ['back-inplace', 'InPlaceIfPossible'],
+      ['back-recreate', 'Standard'],
+    ] as const) {
+      await create(
+        daemonSet(name, {
+          template: template(name, 'busybox:v1', true),
+          ...rolling({ rollingUpdateType: type, selector: { matchLabels: { canary: 'true' } } }),
+        }),
+      );
+      await allAvailable(name);
+      await setImage(name, 'busybox:v2');
+      const canary = await runUntil(env.client, name, (pods, ds) =>
+        ds.status?.updatedNumberScheduled === 2 && pods.length === NODES.length && pods.every(ready)
+          ? pods
+          : undefined,
+      );
+      expect(Object.fromEntries(Object.entries(byNode(canary)).map(([n, p]) => [n, imageOf(p)]))).toEqual({
+        n1: 'busybox:v2',
+        n2: 'busybox:v1',
+        n3: 'busybox:v2',
+        n4: 'busybox:v1',
+      });
+    }
+    const beforeInPlace = byNode(await podsOf(env.client, 'back-inplace')).n3!;
+    await env.client.mergePatch(Resources.Node, undefined, 'n3', {
+      metadata: { labels: { canary: 'false' } },
+    });
+    for (const name of ['back-inplace', 'back-recreate']) {
+      const pods = await runUntil(env.client, name, (pods, ds) =>
+        ds.status?.updatedNumberScheduled === 1 &&
+        pods.length === NODES.length &&
+        pods.every(ready) &&
+        imageOf(byNode(pods).n3!) === 'busybox:v1'
+          ? pods
+          : undefined,
+      );
+      expect(imageOf(byNode(pods).n1!)).toBe('busybox:v2');
+      const n3 = byNode(pods).n3!;
+      if (name === 'back-inplace') expect(n3.metadata?.uid).toBe(beforeInPlace.metadata?.uid);
+    }
+    // a node that joins the canary again goes forward
+    await env.client.mergePatch(Resources.Node, undefined, 'n3', {
+      metadata: { labels: { canary: 'true' } },
+    });
+    await runUntil(env.client, 'back-inplace', (pods, ds) =>
+      ds.status?.updatedNumberScheduled === 2 &&
+      pods.every(ready) &&
+      imageOf(byNode(pods).n3!) === 'busybox:v2'
+        ? true
+        : undefined,
+    );
+  });
 });

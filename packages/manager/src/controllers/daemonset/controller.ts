@@ -30,6 +30,7 @@ import {
   workloadChanged,
 } from '../../workload/owner-events.ts';
 import type { AddOptions } from '../add-options.ts';
+import { selectorPicks } from './canary.ts';
 import { placementOn } from './placement.ts';
 import { DaemonSetReconciler } from './reconcile.ts';
 
@@ -43,15 +44,6 @@ const BACKOFF_GC_MS = 60_000;
 
 /** The Advanced DaemonSet a controller reference names (group apps.kruise.io, kind DaemonSet). */
 const daemonSetOf = ownerRequest('DaemonSet');
-
-/** Whether a node is one rollingUpdate.selector picks (NodeShouldUpdateBySelector). */
-function selectedForUpdate(node: Node, ds: DaemonSet): boolean {
-  const strategy = ds.spec?.updateStrategy;
-  const selector = strategy?.rollingUpdate?.selector;
-  if (strategy?.type !== 'RollingUpdate' || !selector) return false;
-  const empty = !Object.keys(selector.matchLabels ?? {}).length && !selector.matchExpressions?.length;
-  return !empty && labelSelectorMatches(selector, node.metadata?.labels);
-}
 
 /**
  * Adds the Advanced DaemonSet controller (upstream's daemonset-controller): DaemonSets queue
@@ -170,7 +162,8 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
           return (
             before.shouldRun !== now.shouldRun ||
             before.shouldContinueRunning !== now.shouldContinueRunning ||
-            selectedForUpdate(o as Node, ds) !== selectedForUpdate(n as Node, ds)
+            selectorPicks(ds, (o as Node).metadata?.labels) !==
+              selectorPicks(ds, (n as Node).metadata?.labels)
           );
         });
       },

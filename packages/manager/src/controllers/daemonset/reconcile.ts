@@ -10,6 +10,7 @@ import { syncPreDownload } from '../../workload/predownload.ts';
 import { controllerRef } from '../../workload/revision/history.ts';
 import { revisionStore } from '../../workload/revision/store.ts';
 import { RequeueAfter } from '../cloneset/context.ts';
+import { stableTarget } from './canary.ts';
 import {
   DAEMONSET_API_VERSION,
   DAEMONSET_HASH_LABEL,
@@ -86,8 +87,10 @@ export class DaemonSetReconciler {
       await this.preDownload(ds, revisions, pods, log);
     const unplaced = (pod: Pod, reason: string) =>
       log.info({ pod: pod.metadata?.name, reason }, 'failed to get target node name of daemon pod');
-    const plan = managePlan(this.d, ds, nodes, podsByNode(pods, unplaced), hash, requeue);
-    await this.pods.sync(ds, plan.toDelete, plan.nodesNeeding, hash);
+    const byNode = podsByNode(pods, unplaced);
+    const stable = stableTarget(ds, nodes, byNode, revisions.current, revisions.old);
+    const plan = managePlan(this.d, ds, nodes, byNode, hash, requeue);
+    await this.pods.sync(ds, plan.toDelete, plan.nodesNeeding, hash, stable);
     pods = await this.claim(ds);
     const after = this.waiting(key, pods);
     if (after !== undefined) {
@@ -100,7 +103,7 @@ export class DaemonSetReconciler {
       requeue.push(delayMs);
     }
     if (!isPaused(ds) && (ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate')
-      await this.rolling.run(ds, nodes, podsByNode(pods), revisions.current, revisions.old, requeue);
+      await this.rolling.run(ds, nodes, podsByNode(pods), revisions.current, revisions.old, requeue, stable);
     await cleanupHistory(store, ds, pods, revisions);
     await status(true);
     return this.result(requeue);

@@ -8,6 +8,7 @@ import type { PodControls } from '../../workload/pod-controls.ts';
 import { isPodAvailable } from '../../workload/pod-state.ts';
 import { defaultRevisionAdapter } from '../../workload/revision/pod-revision.ts';
 import type { RequeueAfter } from '../cloneset/context.ts';
+import type { StableTarget } from './canary.ts';
 import { DAEMONSET_HASH_LABEL, type DaemonSetDeps } from './context.ts';
 import {
   burstReplicas,
@@ -96,6 +97,7 @@ export class RollingUpdate {
     current: ControllerRevision,
     old: ControllerRevision[],
     requeue: RequeueAfter,
+    stable?: StableTarget,
   ): Promise<void> {
     const hash = revisionHash(current);
     const desired = nodes.filter((n) => placementOn(n, ds).shouldRun).length;
@@ -106,6 +108,13 @@ export class RollingUpdate {
     const now = this.d.now();
     const minReady = ds.spec?.minReadySeconds ?? 0;
     const available = (p: Pod) => isPodAvailable(p, minReady, now);
+    // nodes that left a canary go back first; the update goes on in a later round
+    if (
+      maxSurge === 0 &&
+      stable &&
+      (await this.rollBack(ds, nodes, byNode, current, stable, maxUnavailable, available, requeue))
+    )
+      return;
     if (maxSurge === 0) {
       let unavailable = 0;
       const replacements: Pod[] = [];
@@ -151,6 +160,68 @@ export class RollingUpdate {
     }
     const room = Math.min(Math.max(maxSurge - surging, 0), candidates.length);
     await this.pods.sync(ds, toDelete, [...allowed, ...candidates.slice(0, room)], hash);
+  }
+
+  /**
+   * Rolls the pods of nodes a canary no longer picks (their label removed) back from the update
+   * revision to the stable one, within maxUnavailable: in place where the strategy and the change
+   * allow it, else by deleting them (the manage pass recreates them at the stable revision). Returns
+   * whether it touched a pod. Only without surge (a surging node keeps old and new side by side).
+   */
+  private async rollBack(
+    ds: DaemonSet,
+    nodes: Node[],
+    byNode: Map<string, Pod[]>,
+    current: ControllerRevision,
+    stable: StableTarget,
+    maxUnavailable: number,
+    available: (p: Pod) => boolean,
+    requeue: RequeueAfter,
+  ): Promise<boolean> {
+    const hash = revisionHash(current);
+    let unavailable = 0;
+    const back: Pod[] = [];
+    for (const node of [...nodes].sort((a, b) =>
+      (a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? 1 : -1,
+    )) {
+      const name = node.metadata?.name ?? '';
+      if (!placementOn(node, ds).shouldRun) continue;
+      const pods = updatedPodsOnNode(ds, byNode.get(name), hash);
+      const live = [pods?.newPod, pods?.oldPod].filter((p): p is Pod => p !== undefined);
+      if (!live.some((p) => available(p) && !isPreDeleting(p))) unavailable++;
+      else if (!stable.picks(name) && pods?.newPod && !pods.oldPod) back.push(pods.newPod);
+    }
+    const chosen = back.slice(0, Math.max(maxUnavailable - unavailable, 0));
+    if (!chosen.length) return false;
+    const opts = inPlaceOptions(this.d);
+    const inPlace =
+      ds.spec?.updateStrategy?.rollingUpdate?.rollingUpdateType === 'InPlaceIfPossible' &&
+      this.controls.inPlace.canUpdateInPlace(current, stable.revision, opts);
+    const recreate: Pod[] = [];
+    for (const pod of chosen) {
+      if (!inPlace || !hasInPlaceUpdateGate(pod)) {
+        recreate.push(pod);
+        continue;
+      }
+      const res = await this.controls.inPlace.update(pod, current, stable.revision, opts);
+      if (!res.inPlace) {
+        recreate.push(pod);
+        continue;
+      }
+      this.d.event(
+        ds,
+        'Normal',
+        'SuccessfulUpdatePodInPlace',
+        `successfully update pod ${pod.metadata?.name} in-place`,
+      );
+      if (res.newResourceVersion)
+        this.d.resourceVersionExpectations.expect({
+          metadata: { ...pod.metadata, resourceVersion: res.newResourceVersion },
+        } as Pod);
+      requeue.push(res.delayMs);
+    }
+    if (recreate.length) await this.pods.sync(ds, recreate, [], hash, stable);
+    return true;
   }
 
   /**

@@ -8,6 +8,7 @@ import type { PodControls } from '../../workload/pod-controls.ts';
 import { podFromTemplate } from '../../workload/pod-from-template.ts';
 import { controllerRef } from '../../workload/revision/history.ts';
 import { doItSlowly } from '../../workload/slow-start.ts';
+import type { StableTarget } from './canary.ts';
 import {
   DAEMONSET_API_VERSION,
   DAEMONSET_HASH_LABEL,
@@ -23,12 +24,16 @@ const isNamespaceTerminating = (err: unknown) =>
   /because it is being terminated/.test(errText(err)) && (err as { code?: number })?.code === 403;
 
 /**
- * The pod template a DaemonSet creates from (CreatePodTemplate): the daemon tolerations added, the
- * revision hash (and the deprecated template generation) in the labels, and for InPlaceIfPossible
- * the InPlaceUpdateReady readiness gate.
+ * The pod template a DaemonSet creates from (CreatePodTemplate): its template (or `from`, a
+ * revision's) with the daemon tolerations added, the revision hash (and the deprecated template
+ * generation) in the labels, and for InPlaceIfPossible the InPlaceUpdateReady readiness gate.
  */
-export function daemonPodTemplate(ds: DaemonSet, hash: string): PodTemplateSpec {
-  const template = structuredClone(ds.spec?.template ?? {});
+export function daemonPodTemplate(
+  ds: DaemonSet,
+  hash: string,
+  from: PodTemplateSpec | undefined = ds.spec?.template,
+): PodTemplateSpec {
+  const template = structuredClone(from ?? {});
   template.spec ??= { containers: [] };
   template.spec.tolerations = daemonTolerations(template.spec as never) as never;
   template.metadata ??= {};
@@ -94,7 +99,13 @@ export class PodSync {
     this.controls = controls;
   }
 
-  async sync(ds: DaemonSet, toDelete: Pod[], nodes: string[], hash: string): Promise<void> {
+  async sync(
+    ds: DaemonSet,
+    toDelete: Pod[],
+    nodes: string[],
+    hash: string,
+    stable?: StableTarget,
+  ): Promise<void> {
     const key = dsKey(ds);
     const deletable = ds.spec?.lifecycle?.preDelete ? await this.preparingDelete(ds, toDelete) : toDelete;
     const burst = burstReplicas(ds);
@@ -105,9 +116,15 @@ export class PodSync {
     if (deletes.length) exp.expectDeletions(key, deletes.length);
     const errors: unknown[] = [];
     const template = daemonPodTemplate(ds, hash);
+    // a node a canary does not pick gets the stable revision's pod
+    const stableTemplate = stable && daemonPodTemplate(ds, stable.hash, stable.template);
+    const templateFor = (node: string) => (stableTemplate && !stable.picks(node) ? stableTemplate : template);
     const { successes, error } = await doItSlowly(creates.length, async (i) => {
       try {
-        await this.create(ds, newDaemonPod(ds, template, creates[i]!, this.d.assignPodsByScheduler));
+        await this.create(
+          ds,
+          newDaemonPod(ds, templateFor(creates[i]!), creates[i]!, this.d.assignPodsByScheduler),
+        );
       } catch (err) {
         // creations into a namespace being torn down all fail: not an error of ours
         if (isNamespaceTerminating(err)) return;
