@@ -6,18 +6,19 @@ import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
-import { startManagerProcess } from '@kruise/stack/program-recipes';
+import { startDaemonProcess, startManagerProcess } from '@kruise/stack/program-recipes';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestNodes, type TestNodes } from '../support/local-nodes.ts';
 import { eventually } from '../support/poll.ts';
 import { LOOP } from './env.ts';
 
 /**
- * Advanced DaemonSet end to end on three local nodes, each on its own containerd, with
- * kruise-manager as a process: one pod per node, a node that joins later, taints and cordons,
- * NoExecute eviction, an in-place image update one node at a time (same pods, never more than one
- * node unavailable, sampled every 100 ms), surge with old and new side by side and never a node
- * without a Ready pod, and rollingUpdate.selector.
+ * Advanced DaemonSet end to end on three local nodes, each on its own containerd with its own
+ * kruise-daemon, and kruise-manager as a process: one pod per node, a node that joins later, taints
+ * and cordons, NoExecute eviction, image pre-download before a paused update, an in-place image
+ * update one node at a time (same pods, never more than one node unavailable, sampled every
+ * 100 ms), surge with old and new side by side and never a node without a Ready pod, and
+ * rollingUpdate.selector.
  */
 const registry = inject('registry');
 const criStackDir = inject('criStackDir');
@@ -26,6 +27,8 @@ let client: KubeClient;
 let cluster: TestNodes;
 let late: TestNodes | undefined;
 let manager: Program;
+/** kruise-daemon of each node (image pre-download pulls through them). */
+const daemons: Program[] = [];
 let dir: string;
 
 beforeAll(async () => {
@@ -35,13 +38,20 @@ beforeAll(async () => {
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, cp.kubeconfig());
   await installKruiseApi(client);
-  const started = await startManagerProcess(kubeconfig);
+  const started = await startManagerProcess(kubeconfig, [
+    '--feature-gates=PreDownloadImageForDaemonSetUpdate=true',
+    // NodeImages (what image pulls go through) as soon as a node is Ready
+    '--nodeimage-creation-delay=0s',
+  ]);
   manager = started.program;
   await pointWebhookService(client, started.webhookPort);
   cluster = await startTestNodes(client, { count: 3, base: 'ads', criStackDir, registry });
+  for (const n of cluster.nodes)
+    daemons.push(await startDaemonProcess(kubeconfig, n.name, `unix://${n.socket}`));
 }, 240_000);
 afterAll(async () => {
   await manager?.stop();
+  await Promise.all(daemons.map((d) => d.stop()));
   const pods = await client?.list(Resources.Pod, { namespace: 'default' }).catch(() => undefined);
   for (const p of pods?.items ?? [])
     await client
@@ -205,6 +215,44 @@ describe('Advanced DaemonSet on three local nodes', () => {
       'ads-3': image('v1'),
     });
   }, 120_000);
+
+  it('pre-downloads the next image on every node before the paused update goes on', async () => {
+    const next = `${registry}/big2:v1`;
+    const warm = daemonSet('warm', {
+      updateStrategy: { rollingUpdate: { rollingUpdateType: 'InPlaceIfPossible', paused: true } },
+    });
+    // the three nodes pull at once
+    Object.assign(warm.metadata, { annotations: { 'apps.kruise.io/image-predownload-parallelism': '3' } });
+    await create(warm);
+    await settled('warm', allOn(3));
+    for (const n of cluster.nodes) expect((await n.cri.imageStatus(next)).image, n.name).toBeNull();
+    // the jobs pull on nodes that have a NodeImage (the manager makes one per Ready node)
+    await eventually(
+      async () => (await client.list(KruiseResources.NodeImage)).items.length >= 3,
+      60_000,
+      200,
+    );
+    await client.mergePatch(KruiseResources.DaemonSet, 'default', 'warm', {
+      spec: { template: { spec: { containers: [{ name: 'app', image: next, command: LOOP }] } } },
+    });
+    // paused: no pod changes, yet every node gets the image through its kruise-daemon
+    await eventually(
+      async () => {
+        for (const n of cluster.nodes) if (!(await n.cri.imageStatus(next)).image) return false;
+        return true;
+      },
+      90_000,
+      200,
+    );
+    expect((await pods('warm')).every((p) => imageOf(p) === image('v1'))).toBe(true);
+    const jobs = (await client.list(KruiseResources.ImagePullJob, { namespace: 'default' })).items;
+    const own = jobs.filter((j) => j.metadata?.ownerReferences?.[0]?.name === 'warm');
+    expect(own.map((j) => [j.spec?.image, j.spec?.parallelism])).toEqual([[next, 3]]);
+    await client.mergePatch(KruiseResources.DaemonSet, 'default', 'warm', {
+      spec: { updateStrategy: { rollingUpdate: { paused: false } } },
+    });
+    await settled('warm', (ds, ps) => allOn(3)(ds, ps) && ps.every((p) => imageOf(p) === next));
+  }, 180_000);
 
   it('keeps a tainted node without a pod, runs on a cordoned one, evicts on NoExecute, and serves a node that joins', async () => {
     await client.mergePatch(Resources.Node, undefined, 'ads-3', {

@@ -16,6 +16,8 @@ import {
 export interface TestNode {
   name: string;
   zone: string;
+  /** Its containerd's CRI socket path (for a kruise-daemon of the node). */
+  socket: string;
   cri: CriClient;
   node: LocalNode;
 }
@@ -63,7 +65,7 @@ export async function startTestNodes(
         retryMs: 500,
         ...nodeOptions,
       });
-      nodes.push({ name, zone: zoneOf(i), cri, node });
+      nodes.push({ name, zone: zoneOf(i), socket: runtime.socket, cri, node });
     }
     await Promise.all(nodes.map((n) => n.node.start()));
   } catch (err) {
