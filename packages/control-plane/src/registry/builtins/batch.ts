@@ -41,7 +41,8 @@ function generateSelector(job: KubeObject): void {
   if (spec.manualSelector === true) return;
   spec.template ??= {};
   spec.template.metadata ??= {};
-  const labels = (spec.template.metadata.labels ??= {});
+  spec.template.metadata.labels ??= {};
+  const labels = spec.template.metadata.labels;
   for (const key of JOB_NAME_LABELS) labels[key] ??= job.metadata?.name ?? '';
   for (const key of CONTROLLER_UID_LABELS) labels[key] ??= job.metadata?.uid ?? '';
   spec.selector ??= {};
