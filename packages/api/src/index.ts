@@ -15,6 +15,18 @@ export * from './kinds.ts';
 export * from './parallelism.ts';
 export * from './pod-defaults.ts';
 export type {
+  BroadcastJob,
+  BroadcastJobCompletionPolicy,
+  BroadcastJobCompletionPolicyType,
+  BroadcastJobCondition,
+  BroadcastJobConditionType,
+  BroadcastJobFailurePolicy,
+  BroadcastJobFailurePolicyType,
+  BroadcastJobPhase,
+  BroadcastJobSpec,
+  BroadcastJobStatus,
+} from './schema/broadcastjob.ts';
+export type {
   CloneSet,
   CloneSetCondition,
   CloneSetConditionType,

@@ -20,4 +20,6 @@ export const KruiseResources = {
   CloneSet: resourceRef(GROUP, VERSION, 'clonesets', 'CloneSet', true),
   /** Advanced StatefulSet, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   StatefulSet: resourceRef(GROUP, 'v1beta1', 'statefulsets', 'StatefulSet', true),
+  /** BroadcastJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
+  BroadcastJob: resourceRef(GROUP, 'v1beta1', 'broadcastjobs', 'BroadcastJob', true),
 } as const;

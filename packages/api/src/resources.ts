@@ -1,6 +1,7 @@
 import type { ResourceRef } from '@kruise/kube-compat';
 import type { TSchema } from '@sinclair/typebox';
 import { KruiseResources } from './kinds.ts';
+import { BroadcastJobSchema } from './schema/broadcastjob.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
@@ -265,8 +266,31 @@ export const StatefulSetResource: KruiseResource = {
   servedVersions: [{ version: 'v1alpha1', schema: StatefulSetV1alpha1Schema }],
 };
 
+/**
+ * BroadcastJob (short name `bcj`): stored at v1beta1, served at v1alpha1 too with the same schema,
+ * converted by kruise-manager.
+ */
+export const BroadcastJobResource: KruiseResource = {
+  ...served(KruiseResources.BroadcastJob),
+  shortNames: ['bcj'],
+  printerColumns: [
+    count(
+      'Desired',
+      '.status.desired',
+      'The desired number of pods. This is typically equal to the number of nodes satisfied to run pods.',
+    ),
+    count('Active', '.status.active', 'The number of actively running pods.'),
+    count('Succeeded', '.status.succeeded', 'The number of pods which reached phase Succeeded.'),
+    count('Failed', '.status.failed', 'The number of pods which reached phase Failed.'),
+    AGE,
+  ],
+  schema: BroadcastJobSchema,
+  servedVersions: [{ version: 'v1alpha1', schema: BroadcastJobSchema }],
+};
+
 /** Every kind this project serves, in a stable order. */
 export const KRUISE_RESOURCES: readonly KruiseResource[] = [
+  BroadcastJobResource,
   CloneSetResource,
   ContainerRecreateRequestResource,
   ImageListPullJobResource,

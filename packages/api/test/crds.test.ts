@@ -141,6 +141,41 @@ describe('deploy/crds', () => {
     ]);
   });
 
+  it('serves BroadcastJob at v1alpha1 and v1beta1 (storage) with the same schema and columns, as upstream', () => {
+    const crd = parse(renderCrdFiles().get('deploy/crds/apps.kruise.io_broadcastjobs.yaml')!);
+    expect(crd.spec.names).toEqual({
+      kind: 'BroadcastJob',
+      listKind: 'BroadcastJobList',
+      plural: 'broadcastjobs',
+      singular: 'broadcastjob',
+      shortNames: ['bcj'],
+    });
+    expect(crd.spec.scope).toBe('Namespaced');
+    expect(crd.spec.versions.map((v: any) => [v.name, v.served, v.storage])).toEqual([
+      ['v1alpha1', true, false],
+      ['v1beta1', true, true],
+    ]);
+    expect(crd.spec.conversion.strategy).toBe('Webhook');
+    const [alpha, beta] = crd.spec.versions;
+    expect(alpha.schema).toEqual(beta.schema);
+    for (const version of crd.spec.versions) {
+      expect(version.additionalPrinterColumns.map((c: any) => `${c.name}=${c.jsonPath}`)).toEqual([
+        'Desired=.status.desired',
+        'Active=.status.active',
+        'Succeeded=.status.succeeded',
+        'Failed=.status.failed',
+        'AGE=.metadata.creationTimestamp',
+      ]);
+    }
+    const spec = beta.schema.openAPIV3Schema.properties.spec;
+    expect(spec.required).toEqual(['template']);
+    expect(spec.properties.parallelism['x-kubernetes-int-or-string']).toBe(true);
+    expect(beta.schema.openAPIV3Schema.properties.status.required).toBeUndefined();
+    expect(beta.schema.openAPIV3Schema.properties.status.properties.conditions.items.required.sort()).toEqual(
+      ['status', 'type'],
+    );
+  });
+
   it('gives a conversion webhook to multi-version kinds only', () => {
     for (const resource of KRUISE_RESOURCES) {
       const crd = buildCustomResourceDefinition(resource) as any;

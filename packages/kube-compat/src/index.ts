@@ -1,7 +1,8 @@
 /**
  * Computations that must give the answers Kubernetes' Go code gives — hashes, JSON bytes,
  * quantities, IntOrString, label selectors, times, image references, kubelet's CRI metadata, Go's
- * durations, booleans and time zones, robfig/cron schedules, feature-gate flags, node affinity, taints and daemon placement — and the shape of a resource's address. Nothing here
+ * durations, booleans and time zones, robfig/cron schedules, feature-gate flags, node affinity, taints,
+ * daemon placement, pod resource requests and node fit — and the shape of a resource's address. Nothing here
  * is Kruise's API; it imports nothing of this repository's.
  */
 export * from './cron-parser.ts';
@@ -19,6 +20,8 @@ export * from './kubelet-hash.ts';
 export * from './kubelet-labels.ts';
 export * from './label-selector.ts';
 export * from './node-affinity.ts';
+export * from './node-fit.ts';
+export * from './pod-requests.ts';
 export * from './quantity.ts';
 export * from './resource-ref.ts';
 export * from './statefulset-ordinals.ts';

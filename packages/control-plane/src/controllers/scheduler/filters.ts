@@ -1,10 +1,10 @@
 import { requiredNodeAffinityMatches } from '@kruise/kube-compat/node-affinity';
 import {
-  findUntoleratedTaint,
-  NO_SCHEDULE_OR_NO_EXECUTE,
-  TAINT_UNSCHEDULABLE,
-  taintToleratedBy,
-} from '@kruise/kube-compat/taints';
+  insufficientResources,
+  UNSCHEDULABLE_REASON,
+  unschedulableUntolerated,
+} from '@kruise/kube-compat/node-fit';
+import { findUntoleratedTaint, NO_SCHEDULE_OR_NO_EXECUTE } from '@kruise/kube-compat/taints';
 import type { KubeObject } from '../../registry/types.ts';
 import type { NodeInfo, podHostPorts, Resources } from './node-info.ts';
 import { effectiveTaints } from './taints.ts';
@@ -36,9 +36,8 @@ const unresolvable = (reason: string): FilterFailure => ({ reasons: [reason], re
 
 /** NodeUnschedulable. */
 const nodeUnschedulable: Filter = (facts, info) =>
-  info.node.spec?.unschedulable &&
-  !taintToleratedBy(facts.tolerations, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' })
-    ? unresolvable('node(s) were unschedulable')
+  unschedulableUntolerated(info.node.spec?.unschedulable, facts.tolerations)
+    ? unresolvable(UNSCHEDULABLE_REASON)
     : undefined;
 
 /** TaintToleration: the first NoSchedule/NoExecute taint not tolerated. */
@@ -69,15 +68,12 @@ const nodePorts: Filter = (facts, info) => {
   return undefined;
 };
 
-/** NodeResourcesFit: pod count, CPU and memory against allocatable. */
+/** NodeResourcesFit: pod count, CPU, memory, ephemeral storage and scalar resources against allocatable. */
 const nodeResourcesFit: Filter = (facts, info) => {
-  const reasons: string[] = [];
-  if (info.podCount + 1 > info.allocatable.pods) reasons.push('Too many pods');
-  const { milliCpu, memory } = facts.requests;
-  if (milliCpu > 0 && milliCpu > info.allocatable.milliCpu - info.requested.milliCpu)
-    reasons.push('Insufficient cpu');
-  if (memory > 0 && memory > info.allocatable.memory - info.requested.memory)
-    reasons.push('Insufficient memory');
+  const reasons = insufficientResources(facts.requests, info.allocatable, {
+    podCount: info.podCount,
+    requested: info.requested,
+  });
   return reasons.length ? { reasons, resolvable: true } : undefined;
 };
 

@@ -1,51 +1,32 @@
+import {
+  addSchedulingResources,
+  type NodeAllocatable,
+  nodeAllocatable,
+  noResources,
+  type SchedulingResources,
+  schedulingResources,
+} from '@kruise/kube-compat/node-fit';
+import { podRequests as podResourceRequests } from '@kruise/kube-compat/pod-requests';
 import type { KubeObject } from '../../registry/types.ts';
-import { integerValue, milliCpu } from './quantity.ts';
 
-/** CPU (millicores) and memory (bytes) a pod asks for. */
-export interface Resources {
-  milliCpu: number;
-  memory: number;
-}
+/** What a pod asks for, as kube-scheduler rounds it (millicores, bytes, scalar units). */
+export type Resources = SchedulingResources;
 
 /** kube-scheduler's defaults for scoring a container that requests nothing (100m, 200Mi). */
-const NON_ZERO_CPU = 100;
-const NON_ZERO_MEMORY = 200 * 1024 * 1024;
-
-function containerRequest(c: any, resource: 'cpu' | 'memory'): number | undefined {
-  const v = c?.resources?.requests?.[resource] ?? c?.resources?.limits?.[resource];
-  if (v === undefined) return undefined;
-  return resource === 'cpu' ? milliCpu(v) : integerValue(v);
-}
+const NON_ZERO_REQUESTS = { cpu: '100m', memory: '200Mi' };
 
 /**
- * A pod's requests as kube-scheduler computes them: the sum over containers (and restartable
- * init containers), at least the largest init container, plus the overhead; `nonZero` counts
- * 100m/200Mi for containers without requests (for scoring only).
+ * A pod's requests as kube-scheduler computes them (kube-compat's component-helpers PodRequests:
+ * containers, init and sidecar containers, overhead); `nonZero` counts 100m/200Mi for containers
+ * without CPU or memory requests (for scoring only).
  */
 export function podRequests(pod: KubeObject): { requests: Resources; nonZero: Resources } {
-  const requests = { milliCpu: 0, memory: 0 };
-  const nonZero = { milliCpu: 0, memory: 0 };
-  const add = (c: any) => {
-    const cpu = containerRequest(c, 'cpu');
-    const mem = containerRequest(c, 'memory');
-    requests.milliCpu += cpu ?? 0;
-    requests.memory += mem ?? 0;
-    nonZero.milliCpu += cpu ?? NON_ZERO_CPU;
-    nonZero.memory += mem ?? NON_ZERO_MEMORY;
+  return {
+    requests: schedulingResources(podResourceRequests(pod.spec)),
+    nonZero: schedulingResources(
+      podResourceRequests(pod.spec, { nonMissingContainerRequests: NON_ZERO_REQUESTS }),
+    ),
   };
-  const spec = pod.spec ?? {};
-  for (const c of spec.containers ?? []) add(c);
-  for (const c of spec.initContainers ?? []) {
-    if (c?.restartPolicy === 'Always') add(c);
-    else {
-      requests.milliCpu = Math.max(requests.milliCpu, containerRequest(c, 'cpu') ?? 0);
-      requests.memory = Math.max(requests.memory, containerRequest(c, 'memory') ?? 0);
-    }
-  }
-  const overhead = spec.overhead ?? {};
-  if (overhead.cpu !== undefined) requests.milliCpu += milliCpu(overhead.cpu);
-  if (overhead.memory !== undefined) requests.memory += integerValue(overhead.memory);
-  return { requests, nonZero };
 }
 
 /** A host port a pod uses: `protocol/port` and the host IP (`0.0.0.0` for any). */
@@ -70,9 +51,9 @@ export function podHostPorts(pod: KubeObject): HostPort[] {
 export class NodeInfo {
   readonly node: KubeObject;
   readonly name: string;
-  readonly allocatable: Resources & { pods: number };
-  readonly requested: Resources = { milliCpu: 0, memory: 0 };
-  readonly nonZeroRequested: Resources = { milliCpu: 0, memory: 0 };
+  readonly allocatable: NodeAllocatable;
+  readonly requested: Resources = noResources();
+  readonly nonZeroRequested: Resources = noResources();
   podCount = 0;
   /** Host ports in use: `protocol/port` → host IPs. */
   readonly ports = new Map<string, Set<string>>();
@@ -82,21 +63,14 @@ export class NodeInfo {
   constructor(node: KubeObject) {
     this.node = node;
     this.name = node.metadata?.name;
-    const alloc = node.status?.allocatable ?? {};
-    this.allocatable = {
-      milliCpu: milliCpu(alloc.cpu),
-      memory: integerValue(alloc.memory),
-      pods: integerValue(alloc.pods),
-    };
+    this.allocatable = nodeAllocatable(node.status?.allocatable);
   }
 
   /** Counts a pod bound to this node. */
   add(pod: KubeObject): void {
     const { requests, nonZero } = podRequests(pod);
-    this.requested.milliCpu += requests.milliCpu;
-    this.requested.memory += requests.memory;
-    this.nonZeroRequested.milliCpu += nonZero.milliCpu;
-    this.nonZeroRequested.memory += nonZero.memory;
+    addSchedulingResources(this.requested, requests);
+    addSchedulingResources(this.nonZeroRequested, nonZero);
     this.podCount++;
     for (const p of podHostPorts(pod)) {
       const ips = this.ports.get(p.key) ?? new Set<string>();
