@@ -22,4 +22,6 @@ export const KruiseResources = {
   StatefulSet: resourceRef(GROUP, 'v1beta1', 'statefulsets', 'StatefulSet', true),
   /** BroadcastJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   BroadcastJob: resourceRef(GROUP, 'v1beta1', 'broadcastjobs', 'BroadcastJob', true),
+  /** AdvancedCronJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
+  AdvancedCronJob: resourceRef(GROUP, 'v1beta1', 'advancedcronjobs', 'AdvancedCronJob', true),
 } as const;

@@ -1,4 +1,5 @@
 import { ConverterRegistry } from '@kruise/runtime';
+import { advancedCronJobConversion } from './advancedcronjob.ts';
 import { broadcastJobConversion } from './broadcastjob.ts';
 import { statefulSetConversion } from './statefulset.ts';
 
@@ -8,5 +9,8 @@ import { statefulSetConversion } from './statefulset.ts';
  * client config and CA bundle come with the CRD and the certificate manager).
  */
 export function kruiseConversions(): ConverterRegistry {
-  return new ConverterRegistry().register(statefulSetConversion).register(broadcastJobConversion);
+  return new ConverterRegistry()
+    .register(statefulSetConversion)
+    .register(broadcastJobConversion)
+    .register(advancedCronJobConversion);
 }
