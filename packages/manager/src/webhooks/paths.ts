@@ -1,6 +1,8 @@
 import type { FeatureGates } from '@kruise/api';
 import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { mutateAdvancedCronJob } from './advancedcronjob/mutating.ts';
+import { validateAdvancedCronJob } from './advancedcronjob/validating.ts';
 import { mutateCloneSet } from './cloneset/mutating.ts';
 import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
@@ -45,7 +47,7 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
 
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's and the pod pipeline (gate PodWebhook).
+ * Advanced StatefulSet's, AdvancedCronJob's and the pod pipeline (gate PodWebhook).
  */
 export function webhookRoutes(
   gates: FeatureGates,
@@ -138,6 +140,22 @@ export function webhookRoutes(
       operations: ['CREATE', 'UPDATE', 'DELETE'],
       // Deletion protection's DELETE check will be handed in as `deletionCheck` (its own issue).
       handler: validateStatefulSet(gates, { storageClasses }),
+    },
+    {
+      kind: 'AdvancedCronJob',
+      plural: 'advancedcronjobs',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-advancedcronjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateAdvancedCronJob(gates),
+    },
+    {
+      kind: 'AdvancedCronJob',
+      plural: 'advancedcronjobs',
+      mutating: false,
+      path: '/validate-apps-kruise-io-advancedcronjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: validateAdvancedCronJob,
     },
     ...(gates.enabled('PodWebhook')
       ? [

@@ -81,7 +81,7 @@ describe('AdvancedCronJob conversion', () => {
     };
     const alpha = registry.convert(structuredClone(obj), ALPHA);
     expect(alpha.spec).toEqual({ schedule: '@daily', template: {} });
-    expect(JSON.parse(alpha.metadata.annotations[V1BETA1_ONLY_SPEC_ANNOTATION])).toEqual({
+    expect(JSON.parse(alpha.metadata!.annotations![V1BETA1_ONLY_SPEC_ANNOTATION]!)).toEqual({
       imageListPullJobTemplate: ilpj,
     });
     const job = { ...obj, spec: { schedule: '@daily', template: { jobTemplate: { spec: {} } } } };

@@ -41,4 +41,27 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
     'observedGeneration:i replicas:i! readyReplicas:i! availableReplicas:i! currentReplicas:i! updatedReplicas:i! currentRevision:s updateRevision:s collisionCount:*i conditions:[]StatefulSetCondition labelSelector:s',
   StatefulSetCondition: 'type:s! status:s! lastTransitionTime:t reason:s message:s',
   VolumeClaimStatus: 'volumeClaimName:s! compatibleReplicas:i! compatibleReadyReplicas:i!',
+  // AdvancedCronJob (apps.kruise.io v1beta1; v1alpha1 has no imageListPullJobTemplate) and the
+  // job templates it holds: batch/v1 JobTemplateSpec, BroadcastJob's and ImageListPullJob's.
+  AdvancedCronJob: '...TypeMeta metadata:ObjectMeta spec:AdvancedCronJobSpec status:raw',
+  AdvancedCronJobV1alpha1: '...TypeMeta metadata:ObjectMeta spec:AdvancedCronJobSpecV1alpha1 status:raw',
+  AdvancedCronJobSpec:
+    'schedule:s! timeZone:*s startingDeadlineSeconds:*i concurrencyPolicy:s paused:*b successfulJobsHistoryLimit:*i failedJobsHistoryLimit:*i template:CronJobTemplate!',
+  AdvancedCronJobSpecV1alpha1:
+    'schedule:s! timeZone:*s startingDeadlineSeconds:*i concurrencyPolicy:s paused:*b successfulJobsHistoryLimit:*i failedJobsHistoryLimit:*i template:CronJobTemplateV1alpha1!',
+  CronJobTemplate:
+    'jobTemplate:*JobTemplateSpec broadcastJobTemplate:*BroadcastJobTemplateSpec imageListPullJobTemplate:*ImageListPullJobTemplateSpec',
+  CronJobTemplateV1alpha1: 'jobTemplate:*JobTemplateSpec broadcastJobTemplate:*BroadcastJobTemplateSpec',
+  JobTemplateSpec: 'metadata:ObjectMeta spec:JobSpec',
+  JobSpec:
+    'parallelism:*i completions:*i activeDeadlineSeconds:*i podFailurePolicy:*raw successPolicy:*raw backoffLimit:*i backoffLimitPerIndex:*i maxFailedIndexes:*i selector:*LabelSelector manualSelector:*b template:PodTemplateSpec! ttlSecondsAfterFinished:*i completionMode:*s suspend:*b podReplacementPolicy:*s managedBy:*s',
+  BroadcastJobTemplateSpec: 'metadata:ObjectMeta spec:BroadcastJobSpec',
+  BroadcastJobSpec:
+    'parallelism:*ios template:PodTemplateSpec! completionPolicy:KruiseJobCompletionPolicy! paused:b failurePolicy:BroadcastJobFailurePolicy',
+  KruiseJobCompletionPolicy: 'type:s activeDeadlineSeconds:*i ttlSecondsAfterFinished:*i',
+  BroadcastJobFailurePolicy: 'type:s restartLimit:i',
+  ImageListPullJobTemplateSpec: 'metadata:ObjectMeta spec:ImageListPullJobSpec',
+  ImageListPullJobSpec:
+    'images:[]s! pullSecrets:[]s selector:*raw podSelector:*raw parallelism:*ios pullPolicy:*ImagePullJobPullPolicy completionPolicy:KruiseJobCompletionPolicy! sandboxConfig:*raw imagePullPolicy:s',
+  ImagePullJobPullPolicy: 'timeoutSeconds:*i backoffLimit:*i',
 };
