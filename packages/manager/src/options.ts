@@ -42,6 +42,7 @@ export interface ManagerOptions {
   crrWorkers: number;
   cloneSetWorkers: number;
   statefulSetWorkers: number;
+  advancedCronJobWorkers: number;
   /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
   cloneSetScalingExcludePreparingDelete: boolean;
   /** Workload expectations unsatisfied this long are dropped (upstream's --expectation-timeout). */
@@ -181,6 +182,7 @@ export function managerFlags() {
     .flag('crr-workers', positiveInt, 3, 'workers of the ContainerRecreateRequest controller')
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
+    .flag('advancedcronjob-workers', positiveInt, 3, 'workers of the AdvancedCronJob controller')
     .flag(
       'cloneset-scaling-exclude-preparing-delete',
       boolValue,
@@ -223,6 +225,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
     crrWorkers: o['crr-workers'],
     cloneSetWorkers: o['cloneset-workers'],
     statefulSetWorkers: o['statefulset-workers'],
+    advancedCronJobWorkers: o['advancedcronjob-workers'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
     expectationTimeoutMs: o['expectation-timeout'],
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
@@ -239,6 +242,8 @@ export interface AppTuning {
   /** Replaces the default exit of a replica that lost its Lease (tests running managers in-process). */
   onLeadershipLost?: (reason: string) => void;
   random?: () => number;
+  /** The clock of the controllers that schedule by wall time (AdvancedCronJob), epoch ms; `Date.now` by default. */
+  now?: () => number;
   /** Called before each reconcile with the controller's name and the request key (tests, benches count them). */
   onReconcile?: (controller: string, key: string) => void;
 }
