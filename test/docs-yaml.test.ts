@@ -44,6 +44,7 @@ const FEATURE_GUIDES = [
   'docs/cloneset.md',
   'docs/advanced-statefulset.md',
   'docs/container-launch-priority.md',
+  'docs/advancedcronjob.md',
   'docs/kubectl-kruise.md',
   'docs/install.md',
 ];

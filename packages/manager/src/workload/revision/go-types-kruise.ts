@@ -55,12 +55,13 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   JobTemplateSpec: 'metadata:ObjectMeta spec:JobSpec',
   JobSpec:
     'parallelism:*i completions:*i activeDeadlineSeconds:*i podFailurePolicy:*raw successPolicy:*raw backoffLimit:*i backoffLimitPerIndex:*i maxFailedIndexes:*i selector:*LabelSelector manualSelector:*b template:PodTemplateSpec! ttlSecondsAfterFinished:*i completionMode:*s suspend:*b podReplacementPolicy:*s managedBy:*s',
-  BroadcastJobTemplateSpec: 'metadata:ObjectMeta spec:BroadcastJobSpec',
+  // (Their metadata is kept as sent: the CRD prunes it, an embedded ObjectMeta without properties.)
+  BroadcastJobTemplateSpec: 'metadata:raw spec:BroadcastJobSpec',
   BroadcastJobSpec:
     'parallelism:*ios template:PodTemplateSpec! completionPolicy:KruiseJobCompletionPolicy! paused:b failurePolicy:BroadcastJobFailurePolicy',
   KruiseJobCompletionPolicy: 'type:s activeDeadlineSeconds:*i ttlSecondsAfterFinished:*i',
   BroadcastJobFailurePolicy: 'type:s restartLimit:i',
-  ImageListPullJobTemplateSpec: 'metadata:ObjectMeta spec:ImageListPullJobSpec',
+  ImageListPullJobTemplateSpec: 'metadata:raw spec:ImageListPullJobSpec',
   ImageListPullJobSpec:
     'images:[]s! pullSecrets:[]s selector:*raw podSelector:*raw parallelism:*ios pullPolicy:*ImagePullJobPullPolicy completionPolicy:KruiseJobCompletionPolicy! sandboxConfig:*raw imagePullPolicy:s',
   ImagePullJobPullPolicy: 'timeoutSeconds:*i backoffLimit:*i',
