@@ -21,7 +21,11 @@ afterAll(async () => {
 
 const jobsOf = async (name: string) =>
   (await sys.client.list<KubeObject>(Resources.Job, { namespace: NS })).items
-    .filter((j) => j.metadata?.ownerReferences?.some((r: { kind: string; name: string }) => r.kind === 'AdvancedCronJob' && r.name === name))
+    .filter((j) =>
+      j.metadata?.ownerReferences?.some(
+        (r: { kind: string; name: string }) => r.kind === 'AdvancedCronJob' && r.name === name,
+      ),
+    )
     .sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
 
 describe('AdvancedCronJob on a real schedule', () => {

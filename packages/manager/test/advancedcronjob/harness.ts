@@ -59,7 +59,9 @@ export async function startCronHarness(): Promise<CronHarness> {
       const items = (await client.list<KubeObject>(resource, { namespace: 'default' })).items;
       return items
         .filter((j) =>
-          j.metadata?.ownerReferences?.some((r: { kind: string; name: string }) => r.kind === 'AdvancedCronJob' && r.name === name),
+          j.metadata?.ownerReferences?.some(
+            (r: { kind: string; name: string }) => r.kind === 'AdvancedCronJob' && r.name === name,
+          ),
         )
         .filter((j) => !j.metadata?.deletionTimestamp)
         .sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
