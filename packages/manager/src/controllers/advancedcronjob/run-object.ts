@@ -8,9 +8,12 @@ export const SCHEDULED_TIME_ANNOTATION = 'apps.kruise.io/scheduled-at';
 
 const two = (n: number) => String(n).padStart(2, '0');
 
-/** Go's `t.Format(time.RFC3339)` of a time in the process's zone (`…Z` in UTC, else `…+08:00`). */
-export function localRfc3339(ms: number): string {
-  const offset = zoneOffsetMs(undefined, ms);
+/**
+ * Go's `t.Format(time.RFC3339)` of a time in `zone` (`…Z` in UTC, else `…+08:00`); the process's
+ * zone by default, where upstream's times are.
+ */
+export function localRfc3339(ms: number, zone?: string): string {
+  const offset = zoneOffsetMs(zone, ms);
   const d = new Date(Math.floor(ms / 1000) * 1000 + offset);
   const wall = `${String(d.getUTCFullYear()).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}T${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
   if (offset === 0) return `${wall}Z`;
