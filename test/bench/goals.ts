@@ -112,6 +112,11 @@ export const GOALS = {
     unit: '%',
     atLeast: 50,
   },
+  'broadcastjob.pods-1000-of-raw': {
+    what: 'BroadcastJob on 1,000 Nodes (bound, not run): pods created per second as a share of raw creates of the same pinned pods',
+    unit: '%',
+    atLeast: 50,
+  },
   'statefulset.inplace-vs-recreate': {
     what: 'Advanced StatefulSet (Parallel, maxUnavailable 20%): in-place update of 50 running pods (same-digest tag) vs ReCreate of the same 50: time until all updated and ready',
     unit: 'x',

@@ -18,6 +18,7 @@
  * its name is the prefix of its goals' ids.
  */
 import { benchAdmission } from './admission.bench.ts';
+import { benchBroadcastJob } from './broadcastjob.bench.ts';
 import { benchCloneSet } from './cloneset.bench.ts';
 import { benchControlPlane } from './control-plane.bench.ts';
 import { benchCrr } from './crr.bench.ts';
@@ -35,6 +36,7 @@ const suites: Suite[] = [
   { name: 'admission', title: 'admission webhooks', run: benchAdmission },
   { name: 'cloneset', title: 'CloneSet', run: benchCloneSet },
   { name: 'statefulset', title: 'Advanced StatefulSet', run: benchStatefulSet },
+  { name: 'broadcastjob', title: 'BroadcastJob', run: benchBroadcastJob },
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
   { name: 'local-node', title: 'local node (kubelet part)', run: benchLocalNode },

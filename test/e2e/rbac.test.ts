@@ -495,6 +495,49 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     await waitFor(async () => (await claims()).join() === 'data-rbac-sts-0', 60_000);
   }, 240_000);
 
+  it('runs a BroadcastJob scenario (pods created and deleted, Pause stored, TTL deletion)', async () => {
+    const bcj = (name: string, script: string, spec: Record<string, unknown>) => ({
+      metadata: { name, namespace: 'default' },
+      spec: {
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'main', image: `${registry()}/busybox:v1`, command: ['sh', '-c', script] }],
+          },
+        },
+        ...spec,
+      },
+    });
+    // a failed pod pauses the job: spec.paused patched, status written
+    await admin.create(
+      KruiseResources.BroadcastJob,
+      bcj('rbac-pause', 'exit 1', { failurePolicy: { type: 'Pause' } }),
+    );
+    await waitFor(async () => {
+      const job = await get(KruiseResources.BroadcastJob, 'default', 'rbac-pause');
+      return job?.spec?.paused === true && job.status?.phase === 'paused';
+    }, 60_000);
+    // a finished job goes after its TTL
+    await admin.create(
+      KruiseResources.BroadcastJob,
+      bcj('rbac-ttl', 'true', { completionPolicy: { ttlSecondsAfterFinished: 0 } }),
+    );
+    await waitFor(
+      async () => (await get(KruiseResources.BroadcastJob, 'default', 'rbac-ttl')) === undefined,
+      60_000,
+    );
+    // a running pod deleted by the deadline
+    await admin.create(
+      KruiseResources.BroadcastJob,
+      bcj('rbac-deadline', 'sleep 60', { completionPolicy: { activeDeadlineSeconds: 2 } }),
+    );
+    await waitFor(async () => {
+      const job = await get(KruiseResources.BroadcastJob, 'default', 'rbac-deadline');
+      return job?.status?.phase === 'failed';
+    }, 60_000);
+  }, 120_000);
+
   it('runs a container launch priority scenario (barrier ConfigMap created and patched, pod annotated)', async () => {
     await admin.create(Resources.Pod, {
       metadata: {

@@ -59,3 +59,8 @@ export const IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS_ANNOTATION =
   'apps.kruise.io/image-predownload-timeout-seconds';
 export const IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS_ANNOTATION =
   'apps.kruise.io/image-predownload-min-updated-ready-pods';
+
+/** The label a BroadcastJob's pods carry with the job's name. */
+export const BROADCASTJOB_NAME_LABEL = 'broadcastjob-name';
+/** The label a BroadcastJob's pods carry with the job's UID. */
+export const BROADCASTJOB_CONTROLLER_UID_LABEL = 'broadcastjob-controller-uid';

@@ -1,4 +1,5 @@
 import { AdvancedCronJobSchema } from './schema/advancedcronjob.ts';
+import { BroadcastJobSchema } from './schema/broadcastjob.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
@@ -18,6 +19,8 @@ const SCHEMAS: Record<string, Schema> = {
   ContainerRecreateRequest: ContainerRecreateRequestSchema,
   // v1beta1: v1alpha1's fields are a subset of it, with the same types.
   StatefulSet: StatefulSetSchema,
+  // The same schema at v1alpha1 and v1beta1.
+  BroadcastJob: BroadcastJobSchema,
 };
 
 const jsonType = (v: unknown) =>

@@ -65,15 +65,20 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['apps.kruise.io'], ['statefulsets/status'], ['update']),
   rule([''], ['persistentvolumeclaims'], ['watch', 'patch']),
   rule(['storage.k8s.io'], ['storageclasses'], WATCH),
+  // BroadcastJob controller: its pods (rules above), spec.paused on a failure with policy Pause,
+  // TTL deletion, its status.
+  rule(['apps.kruise.io'], ['broadcastjobs'], [...WATCH, 'patch', 'delete']),
+  rule(['apps.kruise.io'], ['broadcastjobs/status'], ['update']),
   // Container launch priority: the pod's `<pod>-barrier` ConfigMap (read uncached, created, keys
   // added); the completed annotation goes on the pod (pods patch above).
   rule([''], ['configmaps'], ['get', 'create', 'patch']),
   // AdvancedCronJob controller: its status, and the runs it creates on schedule and deletes
-  // (concurrencyPolicy Replace, history limits): Jobs, BroadcastJobs, ImageListPullJobs.
+  // (concurrencyPolicy Replace, history limits): Jobs, BroadcastJobs, ImageListPullJobs (their
+  // watch, and the deletion of BroadcastJobs, are granted to their own controllers above).
   rule(['apps.kruise.io'], ['advancedcronjobs'], WATCH),
   rule(['apps.kruise.io'], ['advancedcronjobs/status'], ['update']),
   rule(['batch'], ['jobs'], [...WATCH, 'create', 'delete']),
-  rule(['apps.kruise.io'], ['broadcastjobs'], [...WATCH, 'create', 'delete']),
+  rule(['apps.kruise.io'], ['broadcastjobs'], ['create']),
   rule(['apps.kruise.io'], ['imagelistpulljobs'], ['create', 'delete']),
   // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
   rule([''], ['secrets'], [...WATCH, 'get']),

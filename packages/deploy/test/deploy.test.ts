@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KRUISE_RESOURCES } from '@kruise/api/schemas';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ describe('deploy/ (the cluster install)', () => {
     const k = parse(files.get('deploy/kustomization.yaml')!);
     for (const r of k.resources) expect(existsSync(join(root, 'deploy', r)), r).toBe(true);
     const crds = k.resources.filter((r: string) => r.startsWith('crds/'));
-    expect(crds).toHaveLength(6);
+    expect(crds).toHaveLength(KRUISE_RESOURCES.length);
     expect(k.resources).toHaveLength(files.size - 2 + crds.length);
   });
 
@@ -77,6 +78,7 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-v1alpha1-nodeimage',
       '/validate-apps-kruise-io-v1alpha1-cloneset',
       '/validate-apps-kruise-io-statefulset',
+      '/validate-apps-kruise-io-broadcastjob',
     ]);
     expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),
@@ -106,6 +108,16 @@ describe('deploy/ (the cluster install)', () => {
       clientConfig: { service: { path: '/validate-apps-kruise-io-statefulset' } },
       rules: rule(['CREATE', 'UPDATE', 'DELETE']),
       sideEffects: 'None',
+    });
+    // BroadcastJob's, at upstream's paths, for both served versions.
+    const bcjRule = [{ ...rule(['CREATE', 'UPDATE'])[0], resources: ['broadcastjobs'] }];
+    expect(byName(mutating.webhooks, 'mbroadcastjob.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/mutate-apps-kruise-io-broadcastjob' } },
+      rules: bcjRule,
+    });
+    expect(byName(validating.webhooks, 'vbroadcastjob.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/validate-apps-kruise-io-broadcastjob' } },
+      rules: bcjRule,
     });
     const mpod = byName(mutating.webhooks, 'mpod.kb.io');
     expect(mpod.clientConfig.service.path).toBe('/mutate-pod');

@@ -170,9 +170,15 @@ export interface NodeFitNode extends DaemonNode {
  * another node named in `nodeName`, required node affinity, an untolerated NoSchedule/NoExecute
  * taint, a cordoned node, then the resources it requests against the node's allocatable less what
  * `usage` (the pods already there) requests. Empty when the pod fits. The first four stop at their
- * reason; the resource check reports every shortfall.
+ * reason; the resource check reports every shortfall. `request` is the pod's requests, when the
+ * caller computed them once for many nodes.
  */
-export function nodeFitFailures(spec: NodeFitPodSpec, node: NodeFitNode, usage?: NodeUsage): string[] {
+export function nodeFitFailures(
+  spec: NodeFitPodSpec,
+  node: NodeFitNode,
+  usage?: NodeUsage,
+  request: SchedulingResources = schedulingResources(podRequests(spec)),
+): string[] {
   if (spec.nodeName && spec.nodeName !== node.metadata?.name)
     return ["node(s) didn't match the requested node name"];
   if (!requiredNodeAffinityMatches(spec, node)) return ["node(s) didn't match Pod's node affinity/selector"];
@@ -180,7 +186,7 @@ export function nodeFitFailures(spec: NodeFitPodSpec, node: NodeFitNode, usage?:
   if (taint) return [`node(s) had taint {${taint.key}: ${taint.value ?? ''}}, that the pod didn't tolerate`];
   if (unschedulableUntolerated(node.spec?.unschedulable, spec.tolerations)) return [UNSCHEDULABLE_REASON];
   return insufficientResources(
-    schedulingResources(podRequests(spec)),
+    request,
     nodeAllocatable(node.status?.allocatable),
     usage ?? { podCount: 0, requested: noResources() },
   );

@@ -2,6 +2,7 @@ import type { FeatureGates } from '@kruise/api';
 import { type Controller, type KubeClient, type Logger, Manager } from '@kruise/runtime';
 import type { AddController } from './controllers/add-options.ts';
 import * as advancedcronjob from './controllers/advancedcronjob/controller.ts';
+import * as broadcastjob from './controllers/broadcastjob/controller.ts';
 import * as cloneset from './controllers/cloneset/controller.ts';
 import * as containerlaunchpriority from './controllers/containerlaunchpriority/controller.ts';
 import * as containerrecreaterequest from './controllers/containerrecreaterequest/controller.ts';
@@ -21,6 +22,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: imagelistpulljob.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('ImagePullJobGate') },
   { add: cloneset.add, enabled: () => true },
   { add: statefulset.add, enabled: () => true },
+  { add: broadcastjob.add, enabled: () => true },
   { add: podreadiness.add, enabled: () => true },
   { add: containerlaunchpriority.add, enabled: () => true },
   { add: advancedcronjob.add, enabled: () => true },

@@ -43,6 +43,9 @@ export interface ManagerOptions {
   cloneSetWorkers: number;
   statefulSetWorkers: number;
   advancedCronJobWorkers: number;
+  broadcastJobWorkers: number;
+  /** BroadcastJob pods are pinned through node affinity for the scheduler (else by nodeName). */
+  assignBroadcastJobPodsByScheduler: boolean;
   /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
   cloneSetScalingExcludePreparingDelete: boolean;
   /** Workload expectations unsatisfied this long are dropped (upstream's --expectation-timeout). */
@@ -183,6 +186,13 @@ export function managerFlags() {
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
     .flag('advancedcronjob-workers', positiveInt, 3, 'workers of the AdvancedCronJob controller')
+    .flag('broadcastjob-workers', positiveInt, 3, 'Max concurrent workers for BroadCastJob controller.')
+    .flag(
+      'assign-bcj-pods-by-scheduler',
+      boolValue,
+      true,
+      'Use scheduler to assign broadcastJob pod to node.',
+    )
     .flag(
       'cloneset-scaling-exclude-preparing-delete',
       boolValue,
@@ -226,6 +236,8 @@ export function parseOptions(argv: string[]): ManagerOptions {
     cloneSetWorkers: o['cloneset-workers'],
     statefulSetWorkers: o['statefulset-workers'],
     advancedCronJobWorkers: o['advancedcronjob-workers'],
+    broadcastJobWorkers: o['broadcastjob-workers'],
+    assignBroadcastJobPodsByScheduler: o['assign-bcj-pods-by-scheduler'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
     expectationTimeoutMs: o['expectation-timeout'],
     daemonConfigNamespace: process.env.KRUISE_DAEMON_CONFIG_NS ?? 'kruise-daemon-config',
@@ -242,8 +254,11 @@ export interface AppTuning {
   /** Replaces the default exit of a replica that lost its Lease (tests running managers in-process). */
   onLeadershipLost?: (reason: string) => void;
   random?: () => number;
-  /** The clock of the controllers that schedule by wall time (AdvancedCronJob), epoch ms; `Date.now` by default. */
-  now?: () => number;
   /** Called before each reconcile with the controller's name and the request key (tests, benches count them). */
   onReconcile?: (controller: string, key: string) => void;
+  /**
+   * The clock of the controllers that keep wall time (BroadcastJob deadlines and TTLs, AdvancedCronJob
+   * schedules), epoch ms; `Date.now` by default.
+   */
+  now?: () => number;
 }

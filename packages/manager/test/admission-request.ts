@@ -18,3 +18,14 @@ export function admissionRequest(
     oldObject,
   };
 }
+
+/** Requests for one kind: `(operation, object, oldObject?, version = v1beta1)`. */
+export const requestsFor =
+  (kind: string, plural: string) =>
+  (
+    operation: AdmissionRequest['operation'],
+    object: unknown,
+    oldObject?: unknown,
+    version = 'v1beta1',
+  ): AdmissionRequest =>
+    admissionRequest(operation, { version, kind, plural }, object, oldObject);

@@ -9,7 +9,7 @@ import {
   validateStatefulSet,
 } from '../src/webhooks/statefulset/validating.ts';
 import type { StorageClassLookup } from '../src/webhooks/statefulset/volume-claim-update.ts';
-import { admissionRequest } from './admission-request.ts';
+import { requestsFor } from './admission-request.ts';
 import { DEFAULT_ROLLING_UPDATE } from './statefulset-defaults.ts';
 
 /**
@@ -20,12 +20,7 @@ import { DEFAULT_ROLLING_UPDATE } from './statefulset-defaults.ts';
 
 type Obj = Record<string, any>;
 
-const request = (
-  operation: AdmissionRequest['operation'],
-  object: unknown,
-  oldObject?: unknown,
-  version = 'v1beta1',
-) => admissionRequest(operation, { version, kind: 'StatefulSet', plural: 'statefulsets' }, object, oldObject);
+const request = requestsFor('StatefulSet', 'statefulsets');
 
 /** A valid, defaulted StatefulSet; `spec` and `meta` replace fields of it. */
 const sts = (spec: Obj = {}, meta: Obj = {}): Obj => ({

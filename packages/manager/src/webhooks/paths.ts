@@ -3,6 +3,8 @@ import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { mutateAdvancedCronJob } from './advancedcronjob/mutating.ts';
 import { validateAdvancedCronJob } from './advancedcronjob/validating.ts';
+import { mutateBroadcastJob } from './broadcastjob/mutating.ts';
+import { validateBroadcastJob } from './broadcastjob/validating.ts';
 import { mutateCloneSet } from './cloneset/mutating.ts';
 import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
@@ -47,7 +49,7 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
 
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's, AdvancedCronJob's and the pod pipeline (gate PodWebhook).
+ * Advanced StatefulSet's, BroadcastJob's, AdvancedCronJob's and the pod pipeline (gate PodWebhook).
  */
 export function webhookRoutes(
   gates: FeatureGates,
@@ -140,6 +142,22 @@ export function webhookRoutes(
       operations: ['CREATE', 'UPDATE', 'DELETE'],
       // Deletion protection's DELETE check will be handed in as `deletionCheck` (its own issue).
       handler: validateStatefulSet(gates, { storageClasses }),
+    },
+    {
+      kind: 'BroadcastJob',
+      plural: 'broadcastjobs',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-broadcastjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateBroadcastJob(gates),
+    },
+    {
+      kind: 'BroadcastJob',
+      plural: 'broadcastjobs',
+      mutating: false,
+      path: '/validate-apps-kruise-io-broadcastjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: validateBroadcastJob,
     },
     {
       kind: 'AdvancedCronJob',

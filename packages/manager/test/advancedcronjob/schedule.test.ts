@@ -1,5 +1,6 @@
 import type { AdvancedCronJob } from '@kruise/api';
 import { parseCronSchedule } from '@kruise/kube-compat';
+import type { KubeObject } from '@kruise/runtime';
 import { describe, expect, it } from 'vitest';
 import { runsBeyondLimit } from '../../src/controllers/advancedcronjob/history.ts';
 import { localRfc3339 } from '../../src/controllers/advancedcronjob/run-object.ts';
@@ -72,7 +73,7 @@ describe('scheduleTimes (the native CronJob rule)', () => {
 });
 
 describe('history and run names', () => {
-  const run = (name: string, startTime?: string) => ({
+  const run = (name: string, startTime?: string): KubeObject => ({
     metadata: { name },
     status: startTime ? { startTime } : {},
   });
@@ -84,7 +85,7 @@ describe('history and run names', () => {
       run('never'),
       run('b', '2026-03-02T02:00:00Z'),
     ];
-    expect(runsBeyondLimit(runs, 2).map((r) => r.metadata.name)).toEqual(['never', 'a']);
+    expect(runsBeyondLimit(runs, 2).map((r) => r.metadata?.name)).toEqual(['never', 'a']);
     expect(runsBeyondLimit(runs, 0)).toHaveLength(4);
     expect(runsBeyondLimit(runs, undefined)).toEqual([]);
   });

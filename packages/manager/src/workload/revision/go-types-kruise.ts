@@ -41,6 +41,15 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
     'observedGeneration:i replicas:i! readyReplicas:i! availableReplicas:i! currentReplicas:i! updatedReplicas:i! currentRevision:s updateRevision:s collisionCount:*i conditions:[]StatefulSetCondition labelSelector:s',
   StatefulSetCondition: 'type:s! status:s! lastTransitionTime:t reason:s message:s',
   VolumeClaimStatus: 'volumeClaimName:s! compatibleReplicas:i! compatibleReadyReplicas:i!',
+  // BroadcastJob (apps.kruise.io/v1beta1; v1alpha1 has the same fields).
+  BroadcastJob: '...TypeMeta metadata:ObjectMeta spec:BroadcastJobSpec status:BroadcastJobStatus',
+  BroadcastJobSpec:
+    'parallelism:*ios template:PodTemplateSpec! completionPolicy:BroadcastJobCompletionPolicy! paused:b failurePolicy:BroadcastJobFailurePolicy',
+  BroadcastJobCompletionPolicy: 'type:s activeDeadlineSeconds:*i ttlSecondsAfterFinished:*i',
+  BroadcastJobFailurePolicy: 'type:s restartLimit:i',
+  BroadcastJobStatus:
+    'conditions:[]JobCondition startTime:*t completionTime:*t active:i! succeeded:i! failed:i! desired:i! phase:s!',
+  JobCondition: 'type:s! status:s! lastProbeTime:t lastTransitionTime:t reason:s message:s',
   // AdvancedCronJob (apps.kruise.io v1beta1; v1alpha1 has no imageListPullJobTemplate) and the
   // job templates it holds: batch/v1 JobTemplateSpec, BroadcastJob's and ImageListPullJob's.
   AdvancedCronJob: '...TypeMeta metadata:ObjectMeta spec:AdvancedCronJobSpec status:raw',
@@ -57,12 +66,9 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
     'parallelism:*i completions:*i activeDeadlineSeconds:*i podFailurePolicy:*raw successPolicy:*raw backoffLimit:*i backoffLimitPerIndex:*i maxFailedIndexes:*i selector:*LabelSelector manualSelector:*b template:PodTemplateSpec! ttlSecondsAfterFinished:*i completionMode:*s suspend:*b podReplacementPolicy:*s managedBy:*s',
   // (Their metadata is kept as sent: the CRD prunes it, an embedded ObjectMeta without properties.)
   BroadcastJobTemplateSpec: 'metadata:raw spec:BroadcastJobSpec',
-  BroadcastJobSpec:
-    'parallelism:*ios template:PodTemplateSpec! completionPolicy:KruiseJobCompletionPolicy! paused:b failurePolicy:BroadcastJobFailurePolicy',
-  KruiseJobCompletionPolicy: 'type:s activeDeadlineSeconds:*i ttlSecondsAfterFinished:*i',
-  BroadcastJobFailurePolicy: 'type:s restartLimit:i',
   ImageListPullJobTemplateSpec: 'metadata:raw spec:ImageListPullJobSpec',
+  // (ImagePullJob's CompletionPolicy has BroadcastJob's fields.)
   ImageListPullJobSpec:
-    'images:[]s! pullSecrets:[]s selector:*raw podSelector:*raw parallelism:*ios pullPolicy:*ImagePullJobPullPolicy completionPolicy:KruiseJobCompletionPolicy! sandboxConfig:*raw imagePullPolicy:s',
+    'images:[]s! pullSecrets:[]s selector:*raw podSelector:*raw parallelism:*ios pullPolicy:*ImagePullJobPullPolicy completionPolicy:BroadcastJobCompletionPolicy! sandboxConfig:*raw imagePullPolicy:s',
   ImagePullJobPullPolicy: 'timeoutSeconds:*i backoffLimit:*i',
 };

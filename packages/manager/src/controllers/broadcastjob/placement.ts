@@ -1,0 +1,84 @@
+import type { BroadcastJob } from '@kruise/api';
+import {
+  assignedNode,
+  type NodeFitNode,
+  type NodeFitPodSpec,
+  type NodeUsage,
+  nodeFitFailures,
+  podRequests,
+  schedulingResources,
+} from '@kruise/kube-compat';
+import type { Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js';
+
+/** Where a job's pods belong (upstream's getNodesToRunPod). */
+export interface JobPlacement {
+  /** Every node the job runs on: its pod there, or undefined while it has none. */
+  desired: Map<string, Pod | undefined>;
+  /** Nodes that fit and have no pod of the job yet. */
+  rest: Node[];
+  /** Pods on nodes that no longer fit (not being deleted already). */
+  toDelete: Pod[];
+}
+
+/** The pod a job would create on a node, for the fit check (upstream's NewMockPod): its template, on that node. */
+const mockSpec = (template: PodSpec | undefined, nodeName: string): NodeFitPodSpec =>
+  ({ ...template, nodeName }) as NodeFitPodSpec;
+
+/**
+ * Why the job's pod would not fit `node` (empty when it fits). Without `usage` only the node itself
+ * is looked at (name, affinity, taints, cordon, allocatable), as upstream checks every node.
+ */
+export function jobNodeFit(job: BroadcastJob, node: Node, usage?: NodeUsage): string[] {
+  return nodeFitFailures(
+    mockSpec(job.spec?.template?.spec, node.metadata?.name ?? ''),
+    node as NodeFitNode,
+    usage,
+  );
+}
+
+/**
+ * The job's placement over `nodes`. A node with a pod of the job keeps it while the pod still fits
+ * the node (as upstream: against the node's allocatable, the pod already holding its place); a pod
+ * that no longer fits is to be deleted. A node without one is desired when the job's pod would fit
+ * it next to the pods already there (`usageOf`: what they request; upstream looks at allocatable
+ * alone).
+ */
+export function placeJob(
+  job: BroadcastJob,
+  nodes: Node[],
+  podOnNode: Map<string, Pod>,
+  usageOf: (nodeName: string) => NodeUsage,
+): JobPlacement {
+  const out: JobPlacement = { desired: new Map(), rest: [], toDelete: [] };
+  const template = job.spec?.template?.spec;
+  const request = schedulingResources(podRequests(template));
+  for (const node of nodes) {
+    const name = node.metadata?.name ?? '';
+    const pod = podOnNode.get(name);
+    if (pod) {
+      const fits = nodeFitFailures(pod.spec as NodeFitPodSpec, node as NodeFitNode).length === 0;
+      if (!fits && !pod.metadata?.deletionTimestamp) {
+        out.toDelete.push(pod);
+        continue;
+      }
+      out.desired.set(name, pod);
+      continue;
+    }
+    if (nodeFitFailures(mockSpec(template, name), node as NodeFitNode, usageOf(name), request).length)
+      continue;
+    out.rest.push(node);
+    out.desired.set(name, undefined);
+  }
+  return out;
+}
+
+/** The job's pods by the node each is assigned or pinned to; `duplicate` is told of a second pod on a node. */
+export function podsByNode(pods: Pod[], duplicate: (pod: Pod, node: string) => void): Map<string, Pod> {
+  const out = new Map<string, Pod>();
+  for (const pod of pods) {
+    const node = assignedNode(pod.spec);
+    if (out.has(node)) duplicate(pod, node);
+    out.set(node, pod);
+  }
+  return out;
+}
