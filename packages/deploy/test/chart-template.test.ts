@@ -64,7 +64,7 @@ describe('charts/kruise (the Helm chart)', () => {
     const { objects, err } = await template();
     expect(err).toBe('');
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-    expect(crds).toHaveLength(6);
+    expect(crds).toHaveLength(8);
     for (const crd of crds) {
       expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
       delete crd.metadata.annotations!['helm.sh/resource-policy'];
@@ -92,7 +92,10 @@ describe('charts/kruise (the Helm chart)', () => {
     );
     expect(new Set(hooks.map((w: any) => w.clientConfig.service.namespace))).toEqual(new Set(['kruise-ops']));
     const converted = objects.filter((o) => o.kind === 'CustomResourceDefinition' && o.spec.conversion);
+    const service = { namespace: 'kruise-ops', name: 'kruise-webhook-service', path: '/convert' };
     expect(converted.map((o) => [o.metadata.name, o.spec.conversion.webhook.clientConfig.service])).toEqual([
+      ['advancedcronjobs.apps.kruise.io', service],
+      ['broadcastjobs.apps.kruise.io', service],
       [
         'statefulsets.apps.kruise.io',
         { namespace: 'kruise-ops', name: 'kruise-webhook-service', path: '/convert' },
@@ -213,7 +216,7 @@ describe('charts/kruise (the Helm chart)', () => {
     const deletable = await template('--set', 'crds.keepOnUninstall=false');
     const crds = deletable.objects.filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds.map((o) => o.metadata.annotations)).toEqual(crds.map(() => undefined));
-    expect(crds).toHaveLength(6);
+    expect(crds).toHaveLength(8);
   });
 
   it('gives kruise-manager and kruise-daemon only arguments they accept, as their images run them', async () => {

@@ -1,6 +1,6 @@
 import { KruiseResources } from '@kruise/api';
 import type { ControlPlane } from '@kruise/control-plane';
-import { isNotFound, type KubeClient, type KubeObject } from '@kruise/runtime';
+import { isNotFound, type KubeClient, type KubeObject, retryOnConflict } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagerApp } from '../../src/index.ts';
 import { startEnv } from '../env.ts';
@@ -198,19 +198,25 @@ describe('AdvancedCronJob validation (vadvancedcronjob.kb.io)', () => {
 
   it('lets the schedule, limits and pause change, and refuses a template change', async () => {
     await create(acj('upd'));
-    const stored = await get('upd');
-    stored.spec.schedule = '@hourly';
-    stored.spec.paused = true;
-    stored.spec.successfulJobsHistoryLimit = 1;
-    stored.spec.timeZone = 'Asia/Tokyo';
-    const updated = await client.update(Acj, stored);
+    // The controller writes the status meanwhile: read, change, write until no conflict.
+    const updated = await retryOnConflict(async () => {
+      const stored = await get('upd');
+      stored.spec.schedule = '@hourly';
+      stored.spec.paused = true;
+      stored.spec.successfulJobsHistoryLimit = 1;
+      stored.spec.timeZone = 'Asia/Tokyo';
+      return client.update(Acj, stored);
+    });
     expect(updated.spec).toMatchObject({
       schedule: '@hourly',
       successfulJobsHistoryLimit: 1,
       timeZone: 'Asia/Tokyo',
     });
-    updated.spec.template.jobTemplate.spec.template.spec.containers[0].image = 'busybox:1.37';
-    const err = await client.update(Acj, updated).catch((e) => e);
+    const err = await retryOnConflict(async () => {
+      const stored = await get('upd');
+      stored.spec.template.jobTemplate.spec.template.spec.containers[0].image = 'busybox:1.37';
+      return client.update(Acj, stored);
+    }).catch((e) => e);
     expect(err.code).toBe(422);
     expect(err.message).toContain(
       denial(
@@ -224,9 +230,11 @@ describe('AdvancedCronJob validation (vadvancedcronjob.kb.io)', () => {
 
   it('lets an ImageListPullJob template change', async () => {
     await create(acj('pull-upd', { template: { imageListPullJobTemplate: pullTemplate } }));
-    const stored = await get('pull-upd');
-    stored.spec.template.imageListPullJobTemplate.spec.images = ['nginx:1.28', 'redis:7'];
-    const updated = await client.update(Acj, stored);
+    const updated = await retryOnConflict(async () => {
+      const stored = await get('pull-upd');
+      stored.spec.template.imageListPullJobTemplate.spec.images = ['nginx:1.28', 'redis:7'];
+      return client.update(Acj, stored);
+    });
     expect(updated.spec.template.imageListPullJobTemplate.spec.images).toEqual(['nginx:1.28', 'redis:7']);
   });
 });
