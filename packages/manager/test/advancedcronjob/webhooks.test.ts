@@ -82,6 +82,20 @@ describe('AdvancedCronJob defaulting (madvancedcronjob.kb.io)', () => {
     });
   });
 
+  it('defaults an object created at v1alpha1, read back at both versions', async () => {
+    const alpha = { ...Acj, version: 'v1alpha1' };
+    const created = await client.create(alpha, acj('alpha', {}, 'apps.kruise.io/v1alpha1') as KubeObject);
+    expect(created.apiVersion).toBe('apps.kruise.io/v1alpha1');
+    expect(created.spec).toMatchObject({ concurrencyPolicy: 'Allow', successfulJobsHistoryLimit: 3 });
+    expect((await get('alpha')).spec.template.jobTemplate.spec.template.spec.dnsPolicy).toBe('ClusterFirst');
+    const refused = await client
+      .create(alpha, acj('alpha-bad', { schedule: 'nope' }, 'apps.kruise.io/v1alpha1') as KubeObject)
+      .catch((e) => e);
+    expect(refused.message).toContain(
+      denial('spec.schedule: Invalid value: "nope": expected exactly 5 fields, found 1: [nope]'),
+    );
+  });
+
   it('keeps the limits and policy a user set, and clears a status sent with the object', async () => {
     const stored = await create({
       ...acj('kept', {
