@@ -1,5 +1,5 @@
 import { KruiseResources } from '@kruise/api';
-import { replaceNodeNameNodeAffinity } from '@kruise/kube-compat';
+import { replaceNodeNameAffinity } from '@kruise/kube-compat';
 import { KubeClient, Resources } from '@kruise/runtime';
 import { installKruiseApi } from '@kruise/stack/cluster-bootstrap';
 import type { ManagerApp } from '../../packages/manager/src/index.ts';
@@ -59,7 +59,7 @@ export async function benchBroadcastJob(): Promise<void> {
           await pool(names, IN_FLIGHT, (node) =>
             client.create(Resources.Pod, {
               metadata: { name: `raw-${round + 1}-${node}`, namespace: 'default', labels: { app: 'raw' } },
-              spec: { ...POD_SPEC, affinity: replaceNodeNameNodeAffinity(undefined, node) },
+              spec: { ...POD_SPEC, affinity: replaceNodeNameAffinity(undefined, node) },
             }),
           );
           await raw.reach(NODE_COUNT);

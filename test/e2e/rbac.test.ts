@@ -495,6 +495,64 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     await waitFor(async () => (await claims()).join() === 'data-rbac-sts-0', 60_000);
   }, 240_000);
 
+  it('runs an Advanced DaemonSet scenario (adoption, in-place update, status)', async () => {
+    const pods = async () =>
+      (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-ads' })).items.filter(
+        (p) => !p.metadata?.deletionTimestamp,
+      );
+    const container = (tag: string) => ({
+      name: 'app',
+      image: `${registry()}/busybox:${tag}`,
+      command: LOOP,
+    });
+    // an orphan pod on the node with the DaemonSet's labels: adopted (a fresh read of it first)
+    await admin.create(Resources.Pod, {
+      metadata: { name: 'rbac-ads-orphan', namespace: 'default', labels: { app: 'rbac-ads' } },
+      spec: {
+        nodeName: NODE,
+        terminationGracePeriodSeconds: 1,
+        readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+        containers: [container('v1')],
+      },
+    });
+    await admin.create(KruiseResources.DaemonSet, {
+      metadata: { name: 'rbac-ads', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'rbac-ads' } },
+        updateStrategy: { rollingUpdate: { rollingUpdateType: 'InPlaceIfPossible' } },
+        template: {
+          metadata: { labels: { app: 'rbac-ads' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+            containers: [container('v1')],
+          },
+        },
+      },
+    });
+    const settled = (tag: string) =>
+      waitFor(async () => {
+        const ds = await admin.get(KruiseResources.DaemonSet, 'default', 'rbac-ads');
+        const st = ds.status;
+        const ps = await pods();
+        return st?.observedGeneration === ds.metadata?.generation &&
+          st?.numberAvailable === 1 &&
+          st.updatedNumberScheduled === 1 &&
+          ps.length === 1 &&
+          ps[0]!.spec?.containers?.[0]?.image === container(tag).image
+          ? ps[0]
+          : undefined;
+      }, 90_000);
+    // the orphan (another revision) is adopted, then replaced by the DaemonSet's own pod
+    const first = await settled('v1');
+    // in place: the same pod
+    await admin.mergePatch(KruiseResources.DaemonSet, 'default', 'rbac-ads', {
+      spec: { template: { spec: { containers: [container('v2')] } } },
+    });
+    expect((await settled('v2'))!.metadata?.uid).toBe(first!.metadata?.uid);
+    await admin.delete(KruiseResources.DaemonSet, 'default', 'rbac-ads');
+  }, 240_000);
+
   it('runs a BroadcastJob scenario (pods created and deleted, Pause stored, TTL deletion)', async () => {
     const bcj = (name: string, script: string, spec: Record<string, unknown>) => ({
       metadata: { name, namespace: 'default' },

@@ -69,6 +69,20 @@ export type {
   ContainerRecreateState,
 } from './schema/containerrecreaterequest.ts';
 export type {
+  DaemonSet,
+  DaemonSetCondition,
+  DaemonSetRollingUpdateType,
+  DaemonSetScaleStrategy,
+  DaemonSetSpec,
+  DaemonSetSpecV1alpha1,
+  DaemonSetStatus,
+  DaemonSetStatusV1alpha1,
+  DaemonSetUpdateStrategy,
+  DaemonSetUpdateStrategyType,
+  DaemonSetV1alpha1,
+  RollingUpdateDaemonSet,
+} from './schema/daemonset.ts';
+export type {
   FailedImageStatus,
   ImageListPullJob,
   ImageListPullJobSpec,

@@ -60,6 +60,8 @@ export const IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS_ANNOTATION =
 export const IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS_ANNOTATION =
   'apps.kruise.io/image-predownload-min-updated-ready-pods';
 
+/** Advanced DaemonSet at v1alpha1: partitioned scaling (`scaleStrategy.partitionedScaling` at v1beta1). */
+export const PROGRESSIVE_CREATE_POD_ANNOTATION = 'daemonset.kruise.io/progressive-create-pod';
 /** The label a BroadcastJob's pods carry with the job's name. */
 export const BROADCASTJOB_NAME_LABEL = 'broadcastjob-name';
 /** The label a BroadcastJob's pods carry with the job's UID. */

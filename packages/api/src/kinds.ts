@@ -20,6 +20,8 @@ export const KruiseResources = {
   CloneSet: resourceRef(GROUP, VERSION, 'clonesets', 'CloneSet', true),
   /** Advanced StatefulSet, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   StatefulSet: resourceRef(GROUP, 'v1beta1', 'statefulsets', 'StatefulSet', true),
+  /** Advanced DaemonSet, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
+  DaemonSet: resourceRef(GROUP, 'v1beta1', 'daemonsets', 'DaemonSet', true),
   /** BroadcastJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   BroadcastJob: resourceRef(GROUP, 'v1beta1', 'broadcastjobs', 'BroadcastJob', true),
   /** AdvancedCronJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */

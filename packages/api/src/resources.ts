@@ -5,6 +5,7 @@ import { AdvancedCronJobSchema, AdvancedCronJobV1alpha1Schema } from './schema/a
 import { BroadcastJobSchema } from './schema/broadcastjob.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
+import { DaemonSetSchema, DaemonSetV1alpha1Schema } from './schema/daemonset.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
 import { NodeImageSchema } from './schema/nodeimage.ts';
@@ -267,6 +268,24 @@ export const StatefulSetResource: KruiseResource = {
   servedVersions: [{ version: 'v1alpha1', schema: StatefulSetV1alpha1Schema }],
 };
 
+/** Advanced DaemonSet (short names `daemon`, `ads`): stored at v1beta1, served at v1alpha1 too. */
+export const DaemonSetResource: KruiseResource = {
+  ...served(KruiseResources.DaemonSet),
+  shortNames: ['daemon', 'ads'],
+  printerColumns: [
+    count('DESIRED', '.status.desiredNumberScheduled', 'The desired number of pods.'),
+    count('CURRENT', '.status.currentNumberScheduled', 'The current number of pods.'),
+    count('READY', '.status.numberReady', 'The ready number of pods.'),
+    count('UP-TO-DATE', '.status.updatedNumberScheduled', 'The updated number of pods.'),
+    count('AVAILABLE', '.status.numberAvailable', 'The updated number of pods.'),
+    AGE,
+    wide('CONTAINERS', '.spec.template.spec.containers[*].name', 'The containers of currently  daemonset.'),
+    wide('IMAGES', '.spec.template.spec.containers[*].image', 'The images of currently advanced daemonset.'),
+  ],
+  schema: DaemonSetSchema,
+  servedVersions: [{ version: 'v1alpha1', schema: DaemonSetV1alpha1Schema }],
+};
+
 /**
  * BroadcastJob (short name `bcj`): stored at v1beta1, served at v1alpha1 too with the same schema,
  * converted by kruise-manager.
@@ -322,6 +341,7 @@ export const KRUISE_RESOURCES: readonly KruiseResource[] = [
   BroadcastJobResource,
   CloneSetResource,
   ContainerRecreateRequestResource,
+  DaemonSetResource,
   ImageListPullJobResource,
   ImagePullJobResource,
   NodeImageResource,

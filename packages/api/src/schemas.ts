@@ -7,6 +7,7 @@ export * from './schema/broadcastjob.ts';
 export * from './schema/cloneset.ts';
 export * from './schema/common.ts';
 export * from './schema/containerrecreaterequest.ts';
+export * from './schema/daemonset.ts';
 export * from './schema/imagelistpulljob.ts';
 export * from './schema/imagepulljob.ts';
 export * from './schema/nodeimage.ts';

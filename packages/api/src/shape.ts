@@ -2,6 +2,7 @@ import { AdvancedCronJobSchema } from './schema/advancedcronjob.ts';
 import { BroadcastJobSchema } from './schema/broadcastjob.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
+import { DaemonSetSchema } from './schema/daemonset.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
 import { NodeImageSchema } from './schema/nodeimage.ts';
@@ -19,6 +20,8 @@ const SCHEMAS: Record<string, Schema> = {
   ContainerRecreateRequest: ContainerRecreateRequestSchema,
   // v1beta1: v1alpha1's fields are a subset of it, with the same types.
   StatefulSet: StatefulSetSchema,
+  // v1beta1: v1alpha1 differs only in the Surging type, scaleStrategy and daemonSetHash.
+  DaemonSet: DaemonSetSchema,
   // The same schema at v1alpha1 and v1beta1.
   BroadcastJob: BroadcastJobSchema,
 };

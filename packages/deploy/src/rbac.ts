@@ -65,6 +65,10 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['apps.kruise.io'], ['statefulsets/status'], ['update']),
   rule([''], ['persistentvolumeclaims'], ['watch', 'patch']),
   rule(['storage.k8s.io'], ['storageclasses'], WATCH),
+  // Advanced DaemonSet controller: its pods and revisions (rules above), its status, a fresh read
+  // before it adopts an orphan pod (and after a status conflict); Nodes decide placement (above).
+  rule(['apps.kruise.io'], ['daemonsets'], [...WATCH, 'get']),
+  rule(['apps.kruise.io'], ['daemonsets/status'], ['update']),
   // BroadcastJob controller: its pods (rules above), spec.paused on a failure with policy Pause,
   // TTL deletion, its status.
   rule(['apps.kruise.io'], ['broadcastjobs'], [...WATCH, 'patch', 'delete']),

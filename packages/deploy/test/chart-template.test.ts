@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KRUISE_RESOURCES } from '@kruise/api/schemas';
 import { parseDaemonOptions } from '@kruise/daemon';
 import { parseOptions } from '@kruise/manager';
 import { describe, expect, it } from 'vitest';
@@ -64,7 +65,7 @@ describe('charts/kruise (the Helm chart)', () => {
     const { objects, err } = await template();
     expect(err).toBe('');
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-    expect(crds).toHaveLength(8);
+    expect(crds).toHaveLength(KRUISE_RESOURCES.length);
     for (const crd of crds) {
       expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
       delete crd.metadata.annotations!['helm.sh/resource-policy'];
@@ -92,15 +93,14 @@ describe('charts/kruise (the Helm chart)', () => {
     );
     expect(new Set(hooks.map((w: any) => w.clientConfig.service.namespace))).toEqual(new Set(['kruise-ops']));
     const converted = objects.filter((o) => o.kind === 'CustomResourceDefinition' && o.spec.conversion);
-    const service = { namespace: 'kruise-ops', name: 'kruise-webhook-service', path: '/convert' };
-    expect(converted.map((o) => [o.metadata.name, o.spec.conversion.webhook.clientConfig.service])).toEqual([
-      ['advancedcronjobs.apps.kruise.io', service],
-      ['broadcastjobs.apps.kruise.io', service],
-      [
-        'statefulsets.apps.kruise.io',
+    const multiVersion = KRUISE_RESOURCES.filter((r) => r.servedVersions?.length);
+    expect(multiVersion.map((r) => r.kind)).toEqual(expect.arrayContaining(['StatefulSet', 'DaemonSet']));
+    expect(converted.map((o) => [o.metadata.name, o.spec.conversion.webhook.clientConfig.service])).toEqual(
+      multiVersion.map((r) => [
+        `${r.plural}.${r.group}`,
         { namespace: 'kruise-ops', name: 'kruise-webhook-service', path: '/convert' },
-      ],
-    ]);
+      ]),
+    );
     const without = await template('--set', 'installation.createNamespace=false');
     expect(without.objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)).toEqual([
       'kruise-daemon-config',
@@ -216,7 +216,7 @@ describe('charts/kruise (the Helm chart)', () => {
     const deletable = await template('--set', 'crds.keepOnUninstall=false');
     const crds = deletable.objects.filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds.map((o) => o.metadata.annotations)).toEqual(crds.map(() => undefined));
-    expect(crds).toHaveLength(8);
+    expect(crds).toHaveLength(KRUISE_RESOURCES.length);
   });
 
   it('gives kruise-manager and kruise-daemon only arguments they accept, as their images run them', async () => {

@@ -78,6 +78,7 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-v1alpha1-nodeimage',
       '/validate-apps-kruise-io-v1alpha1-cloneset',
       '/validate-apps-kruise-io-statefulset',
+      '/validate-apps-kruise-io-daemonset',
       '/validate-apps-kruise-io-broadcastjob',
       '/validate-apps-kruise-io-advancedcronjob',
     ]);

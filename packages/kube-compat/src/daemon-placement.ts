@@ -1,9 +1,4 @@
-import {
-  type NodeAffinityPodSpec,
-  type NodeFields,
-  type NodeSelectorTermFields,
-  requiredNodeAffinityMatches,
-} from './node-affinity.ts';
+import { type NodeAffinityPodSpec, type NodeFields, requiredNodeAffinityMatches } from './node-affinity.ts';
 import {
   addOrUpdateToleration,
   findUntoleratedTaint,
@@ -155,53 +150,4 @@ export function nodeUpdateIgnorable(old: NodeObject, cur: NodeObject): boolean {
     status: { ...n.status, conditions: undefined },
   });
   return JSON.stringify(canonical(strip(old))) === JSON.stringify(canonical(strip(cur)));
-}
-
-/** A pod's affinity, as far as pinning it to a node touches it. */
-export interface PinnableAffinity {
-  nodeAffinity?: {
-    requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTermFields[] };
-  };
-}
-
-/**
- * The affinity that pins a pod to `nodeName` through the scheduler (daemonset util
- * ReplaceDaemonSetPodNodeNameNodeAffinity): its required node affinity becomes the single term
- * `matchFields metadata.name In [nodeName]`, replacing any terms it had; everything else is kept.
- * Returns a new object.
- */
-export function replaceNodeNameNodeAffinity<A extends PinnableAffinity>(
-  affinity: A | undefined,
-  nodeName: string,
-): A {
-  const pinned = {
-    nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] }],
-  };
-  const nodeAffinity = affinity?.nodeAffinity;
-  return {
-    ...(affinity ?? {}),
-    nodeAffinity: {
-      ...(nodeAffinity ?? {}),
-      requiredDuringSchedulingIgnoredDuringExecution: {
-        ...(nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? {}),
-        ...pinned,
-      },
-    },
-  } as A;
-}
-
-/**
- * The node a pod is assigned or pinned to (BroadcastJob's getAssignedNode): `spec.nodeName`, else
- * the value of the first required `matchFields metadata.name In` requirement with exactly one value;
- * empty when neither.
- */
-export function assignedNode(spec: DaemonPodSpec | undefined): string {
-  if (spec?.nodeName) return spec.nodeName;
-  const terms =
-    spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  for (const term of terms ?? [])
-    for (const req of term?.matchFields ?? [])
-      if (req.key === 'metadata.name' && req.operator === 'In' && req.values?.length === 1)
-        return req.values[0]!;
-  return '';
 }

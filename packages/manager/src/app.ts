@@ -6,6 +6,7 @@ import * as broadcastjob from './controllers/broadcastjob/controller.ts';
 import * as cloneset from './controllers/cloneset/controller.ts';
 import * as containerlaunchpriority from './controllers/containerlaunchpriority/controller.ts';
 import * as containerrecreaterequest from './controllers/containerrecreaterequest/controller.ts';
+import * as daemonset from './controllers/daemonset/controller.ts';
 import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts';
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
 import * as nodeimage from './controllers/nodeimage/controller.ts';
@@ -22,6 +23,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: imagelistpulljob.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('ImagePullJobGate') },
   { add: cloneset.add, enabled: () => true },
   { add: statefulset.add, enabled: () => true },
+  { add: daemonset.add, enabled: () => true },
   { add: broadcastjob.add, enabled: () => true },
   { add: podreadiness.add, enabled: () => true },
   { add: containerlaunchpriority.add, enabled: () => true },

@@ -43,6 +43,9 @@ export interface ManagerOptions {
   cloneSetWorkers: number;
   statefulSetWorkers: number;
   advancedCronJobWorkers: number;
+  daemonSetWorkers: number;
+  /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
+  assignPodsByScheduler: boolean;
   broadcastJobWorkers: number;
   /** BroadcastJob pods are pinned through node affinity for the scheduler (else by nodeName). */
   assignBroadcastJobPodsByScheduler: boolean;
@@ -186,6 +189,13 @@ export function managerFlags() {
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
     .flag('advancedcronjob-workers', positiveInt, 3, 'workers of the AdvancedCronJob controller')
+    .flag('daemonset-workers', positiveInt, 3, 'workers of the Advanced DaemonSet controller')
+    .flag(
+      'assign-pods-by-scheduler',
+      boolValue,
+      true,
+      'let the scheduler bind Advanced DaemonSet pods (false: the controller sets their nodeName)',
+    )
     .flag('broadcastjob-workers', positiveInt, 3, 'Max concurrent workers for BroadCastJob controller.')
     .flag(
       'assign-bcj-pods-by-scheduler',
@@ -236,6 +246,8 @@ export function parseOptions(argv: string[]): ManagerOptions {
     cloneSetWorkers: o['cloneset-workers'],
     statefulSetWorkers: o['statefulset-workers'],
     advancedCronJobWorkers: o['advancedcronjob-workers'],
+    daemonSetWorkers: o['daemonset-workers'],
+    assignPodsByScheduler: o['assign-pods-by-scheduler'],
     broadcastJobWorkers: o['broadcastjob-workers'],
     assignBroadcastJobPodsByScheduler: o['assign-bcj-pods-by-scheduler'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],

@@ -341,6 +341,36 @@ const advancedCronJobSpec = fc.record(
   },
   { requiredKeys: [] },
 );
+const daemonSetSpec = fc.record(
+  {
+    selector: maybe(selector),
+    template: maybe(podTemplate),
+    minReadySeconds: maybe(fc.integer({ min: -1, max: 10 })),
+    burstReplicas: maybe(intOrPercent),
+    updateStrategy: maybe(
+      fc.record(
+        {
+          type: maybe(fc.constantFrom('RollingUpdate', 'OnDelete', 'Other')),
+          rollingUpdate: maybe(
+            fc.record(
+              {
+                rollingUpdateType: maybe(
+                  fc.constantFrom('Standard', 'Surging', 'InPlaceIfPossible', 'Other'),
+                ),
+                maxUnavailable: maybe(intOrPercent),
+                maxSurge: maybe(intOrPercent),
+                partition: maybe(intOrPercent),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
 const claimTemplate = fc.record(
   {
     metadata: maybe(fc.record({ name: maybe(fc.constantFrom('data', 'logs', '')) }, { requiredKeys: [] })),
@@ -500,6 +530,9 @@ const objectOf = (spec: fc.Arbitrary<unknown>) =>
     { weight: 1, arbitrary: weird },
   );
 
+/** Kinds whose validating handler answers invalid objects 500, as upstream's does. */
+const ANSWERS_500 = new Set(['BroadcastJob', 'DaemonSet']);
+
 function check(
   route: { kind: string; mutating: boolean },
   handler: AdmissionHandler,
@@ -521,8 +554,8 @@ function check(
     } else {
       expect(r.status?.message, JSON.stringify(object)?.slice(0, 300)).toMatch(/\S/);
       expect(r.status?.code).toBeGreaterThanOrEqual(400);
-      // Upstream's BroadcastJob validation answers its field errors 500 (admission.Errored).
-      expect(r.status?.code).toBeLessThan(route.kind === 'BroadcastJob' && !route.mutating ? 501 : 500);
+      // Upstream's BroadcastJob and DaemonSet validation answer field errors 500 (admission.Errored).
+      expect(r.status?.code).toBeLessThan(!route.mutating && ANSWERS_500.has(route.kind) ? 501 : 500);
     }
   });
 }
@@ -535,6 +568,7 @@ const specs: Record<string, fc.Arbitrary<unknown>> = {
   CloneSet: cloneSetSpec,
   BroadcastJob: broadcastJobSpec,
   AdvancedCronJob: advancedCronJobSpec,
+  DaemonSet: daemonSetSpec,
 };
 /** Objects with a resourceVersion, so updates reach past the metadata rules. */
 const stored = (spec: fc.Arbitrary<unknown>) =>

@@ -58,14 +58,16 @@ export async function startEnv(
   return { cp, client, app };
 }
 
-/** Registers a Ready node (its NodeImage follows). */
+/** Registers a Ready node (its NodeImage follows), with labels and taints. */
 export async function addNode(
   client: KubeClient,
   name: string,
   labels: Record<string, string> = {},
+  taints: { key: string; value?: string; effect: string }[] = [],
 ): Promise<void> {
   await client.create(Resources.Node, {
     metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+    ...(taints.length ? { spec: { taints } } : {}),
     status: {
       conditions: [
         { type: 'Ready', status: 'True', lastTransitionTime: new Date(Date.now() - 60_000).toISOString() },

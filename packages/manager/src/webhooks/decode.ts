@@ -9,6 +9,7 @@ const isObject = (v: unknown): v is Record<string, any> =>
 const EMBEDDED: Record<string, Record<string, string>> = {
   CloneSet: { template: 'PodTemplateSpec', volumeClaimTemplates: '[]PersistentVolumeClaim' },
   StatefulSet: { template: 'PodTemplateSpec', volumeClaimTemplates: '[]PersistentVolumeClaim' },
+  DaemonSet: { template: 'PodTemplateSpec' },
   BroadcastJob: { template: 'PodTemplateSpec' },
 };
 

@@ -1,6 +1,11 @@
 import type { ObjectMeta } from '@kruise/api';
 import { type FieldError, invalid, required } from './field-errors.ts';
-import { annotationsErrors, dns1123LabelErrors, labelsErrors } from './pod-template-validation.ts';
+import {
+  annotationsErrors,
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  labelsErrors,
+} from './pod-template-validation.ts';
 
 /**
  * apimachinery's object-metadata validation (ValidateObjectMeta, ValidateObjectMetaUpdate) with its
@@ -14,6 +19,10 @@ export type NameValidator = (name: string, prefix: boolean) => string[];
 /** apimachinery's NameIsDNSLabel (names of namespaces, StatefulSets …). */
 export const nameIsDnsLabel: NameValidator = (name, prefix) =>
   dns1123LabelErrors(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
+
+/** apimachinery's NameIsDNSSubdomain (names of DaemonSets, Deployments …). */
+export const nameIsDnsSubdomain: NameValidator = (name, prefix) =>
+  dns1123SubdomainErrors(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
 
 /** ValidateObjectMeta of a namespaced object: generateName and name by `nameErrors`, namespace, labels, annotations. */
 export function objectMetaErrors(meta: ObjectMeta | undefined, nameErrors: NameValidator): FieldError[] {

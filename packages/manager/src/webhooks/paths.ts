@@ -8,6 +8,8 @@ import { validateBroadcastJob } from './broadcastjob/validating.ts';
 import { mutateCloneSet } from './cloneset/mutating.ts';
 import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
+import { mutateDaemonSet } from './daemonset/mutating.ts';
+import { validateDaemonSet } from './daemonset/validating.ts';
 import { mutateImageListPullJob } from './imagelistpulljob/mutating.ts';
 import { validateImageListPullJob } from './imagelistpulljob/validating.ts';
 import { mutateImagePullJob } from './imagepulljob/mutating.ts';
@@ -49,7 +51,8 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
 
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's, BroadcastJob's, AdvancedCronJob's and the pod pipeline (gate PodWebhook).
+ * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's, AdvancedCronJob's and the pod
+ * pipeline (gate PodWebhook).
  */
 export function webhookRoutes(
   gates: FeatureGates,
@@ -142,6 +145,22 @@ export function webhookRoutes(
       operations: ['CREATE', 'UPDATE', 'DELETE'],
       // Deletion protection's DELETE check will be handed in as `deletionCheck` (its own issue).
       handler: validateStatefulSet(gates, { storageClasses }),
+    },
+    {
+      kind: 'DaemonSet',
+      plural: 'daemonsets',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-daemonset',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateDaemonSet,
+    },
+    {
+      kind: 'DaemonSet',
+      plural: 'daemonsets',
+      mutating: false,
+      path: '/validate-apps-kruise-io-daemonset',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: validateDaemonSet,
     },
     {
       kind: 'BroadcastJob',

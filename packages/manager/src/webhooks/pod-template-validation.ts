@@ -34,6 +34,17 @@ export function dns1123LabelErrors(value: string): string[] {
   return out;
 }
 
+const SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/** A DNS-1123 subdomain's problems (Kubernetes' IsDNS1123Subdomain). */
+export function dns1123SubdomainErrors(value: string): string[] {
+  const out: string[] = [];
+  if (value.length > 253) out.push('must be no more than 253 characters');
+  if (!DNS1123_SUBDOMAIN.test(value)) out.push(SUBDOMAIN_MSG);
+  return out;
+}
+
 /** A qualified name's problems (label and annotation keys: `[prefix/]name`). */
 export function qualifiedNameErrors(key: string): string[] {
   const slash = key.lastIndexOf('/');

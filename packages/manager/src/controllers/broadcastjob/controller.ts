@@ -1,5 +1,5 @@
 import { type BroadcastJob, KruiseResources } from '@kruise/api';
-import { assignedNode, type NodeUsage, nodeUpdateIgnorable, nodeUsage } from '@kruise/kube-compat';
+import { type NodeUsage, nodeUpdateIgnorable, nodeUsage } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,
   type Informer,
@@ -21,6 +21,7 @@ import {
 } from '../../workload/owner-events.ts';
 import type { AddOptions } from '../add-options.ts';
 import { jobNodeFit } from './placement.ts';
+import { assignedNode } from './pods.ts';
 import { BroadcastJobReconciler } from './reconcile.ts';
 import { isJobFinished } from './status.ts';
 
@@ -74,7 +75,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   /** A pod of a job gone (or being deleted): the deletion on its node observed, its job queued. */
   const podGone = (p: KubeObject): Request | undefined => {
     const req = jobOf(p);
-    if (req) scale.deletionObserved(requestKey(req), assignedNode((p as Pod).spec));
+    if (req) scale.deletionObserved(requestKey(req), assignedNode(p as Pod));
     return req;
   };
   /** The unfinished jobs whose pod `fits` says fits the node. */
@@ -86,7 +87,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   const fitsNode = (job: BroadcastJob, node: KubeObject) => jobNodeFit(job, node as Node).length === 0;
   const hasPodOn = (job: BroadcastJob, nodeName: string) =>
     (pods.byIndex(OWNER_UID, job.metadata?.uid ?? '') as unknown as Pod[]).some(
-      (p) => assignedNode(p.spec) === nodeName,
+      (p) => assignedNode(p) === nodeName,
     );
   /**
    * A pod that no longer holds its node's resources (gone, or finished): the unfinished jobs that
@@ -110,7 +111,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       add: (p) => {
         if (p.metadata?.deletionTimestamp) return podGone(p);
         const req = jobOf(p);
-        if (req) scale.creationObserved(requestKey(req), assignedNode((p as Pod).spec));
+        if (req) scale.creationObserved(requestKey(req), assignedNode(p as Pod));
         return req;
       },
       update: (o, p) => {

@@ -1,6 +1,5 @@
 import type { BroadcastJob } from '@kruise/api';
 import {
-  assignedNode,
   type NodeFitNode,
   type NodeFitPodSpec,
   type NodeUsage,
@@ -9,6 +8,7 @@ import {
   schedulingResources,
 } from '@kruise/kube-compat';
 import type { Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js';
+import { assignedNode } from './pods.ts';
 
 /** Where a job's pods belong (upstream's getNodesToRunPod). */
 export interface JobPlacement {
@@ -76,7 +76,7 @@ export function placeJob(
 export function podsByNode(pods: Pod[], duplicate: (pod: Pod, node: string) => void): Map<string, Pod> {
   const out = new Map<string, Pod>();
   for (const pod of pods) {
-    const node = assignedNode(pod.spec);
+    const node = assignedNode(pod);
     if (out.has(node)) duplicate(pod, node);
     out.set(node, pod);
   }

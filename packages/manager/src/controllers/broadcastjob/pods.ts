@@ -4,7 +4,7 @@ import {
   type BroadcastJob,
   GROUP,
 } from '@kruise/api';
-import { replaceNodeNameNodeAffinity } from '@kruise/kube-compat';
+import { replaceNodeNameAffinity, targetNodeName } from '@kruise/kube-compat';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { controllerOf } from '../../workload/owner-events.ts';
@@ -64,7 +64,7 @@ export function newJobPod(
   pinByAffinity: boolean,
 ): Pod {
   const spec = structuredClone(template.spec ?? { containers: [] });
-  if (pinByAffinity) spec.affinity = replaceNodeNameNodeAffinity(spec.affinity, nodeName);
+  if (pinByAffinity) spec.affinity = replaceNodeNameAffinity(spec.affinity as never, nodeName) as never;
   else if (nodeName) spec.nodeName = nodeName;
   const meta = template.metadata ?? {};
   return {
@@ -115,4 +115,16 @@ export function countPods(pods: Pod[], restartLimit: number): CountedPods {
     }
   }
   return out;
+}
+
+/**
+ * The node a job's pod is assigned or pinned to (upstream's getAssignedNode): its `spec.nodeName`,
+ * else the node its required affinity pins by name; empty when it names none.
+ */
+export function assignedNode(pod: Pod): string {
+  try {
+    return targetNodeName(pod as never);
+  } catch {
+    return '';
+  }
 }

@@ -1,5 +1,5 @@
 import { type BroadcastJob, type BroadcastJobStatus, KruiseResources } from '@kruise/api';
-import { assignedNode, deprecatedIntPercentValue, kubeTime, type NodeUsage } from '@kruise/kube-compat';
+import { deprecatedIntPercentValue, kubeTime, type NodeUsage } from '@kruise/kube-compat';
 import {
   isNotFound,
   type KubeClient,
@@ -15,7 +15,7 @@ import { isPodActive } from '../../workload/pod-state.ts';
 import { doItSlowly } from '../../workload/slow-start.ts';
 import { deleteAfterTtl, ttlAfterFinished } from '../ttl-after-finished.ts';
 import { placeJob, podsByNode } from './placement.ts';
-import { countPods, jobPods, labelledTemplate, newJobPod } from './pods.ts';
+import { assignedNode, countPods, jobPods, labelledTemplate, newJobPod } from './pods.ts';
 import { deadlineLeftMs, finishJob, isJobFinished, statusChanged } from './status.ts';
 
 /** What the BroadcastJob reconciler reads and writes through. */
@@ -217,7 +217,7 @@ export class BroadcastJobReconciler {
   private async deletePods(key: string, job: BroadcastJob, pods: Pod[], counts: Counts): Promise<unknown> {
     const results = await Promise.allSettled(
       pods.map(async (pod) => {
-        const node = assignedNode(pod.spec);
+        const node = assignedNode(pod);
         this.d.scale.expectDeletion(key, node);
         try {
           await this.d.client.delete(Resources.Pod, pod.metadata?.namespace, pod.metadata?.name ?? '');

@@ -15,12 +15,11 @@ import {
   nonNegative,
   required,
 } from '../field-errors.ts';
-import { labelsErrors, podTemplateErrors } from '../pod-template-validation.ts';
+import { dns1123SubdomainErrors, labelsErrors, podTemplateErrors } from '../pod-template-validation.ts';
 import { firstNonImageChange, specChangedBeyond } from '../spec-update.ts';
 import { labelSelectorError, priorityStrategyError } from '../validation.ts';
 
 const MAX_INT32 = 2 ** 31 - 1;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const IMAGE_PATH = /^\/containers\/([0-9]+)\/image$/;
 
 /** Reads a pod for the podsToDelete checks; throws with the API's message (e.g. `pods "x" not found`). */
@@ -29,16 +28,7 @@ export type PodGetter = (namespace: string, name: string) => Promise<Pod>;
 function metadataErrors(cs: CloneSet): FieldError[] {
   const out: FieldError[] = [];
   const name = cs.metadata?.name ?? '';
-  if (name && (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)))
-    out.push(
-      invalid(
-        'metadata.name',
-        name,
-        name.length > 253
-          ? 'must be no more than 253 characters'
-          : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-      ),
-    );
+  if (name) for (const msg of dns1123SubdomainErrors(name)) out.push(invalid('metadata.name', name, msg));
   out.push(...labelsErrors(cs.metadata?.labels, 'metadata.labels'));
   return out;
 }

@@ -1,6 +1,7 @@
 import { ConverterRegistry } from '@kruise/runtime';
 import { advancedCronJobConversion } from './advancedcronjob.ts';
 import { broadcastJobConversion } from './broadcastjob.ts';
+import { daemonSetConversion } from './daemonset.ts';
 import { statefulSetConversion } from './statefulset.ts';
 
 /**
@@ -11,6 +12,7 @@ import { statefulSetConversion } from './statefulset.ts';
 export function kruiseConversions(): ConverterRegistry {
   return new ConverterRegistry()
     .register(statefulSetConversion)
+    .register(daemonSetConversion)
     .register(broadcastJobConversion)
     .register(advancedCronJobConversion);
 }

@@ -1,6 +1,7 @@
 import type { StatefulSet } from '@kruise/api';
 import type { AdmissionRequest, AdmissionResponse } from '@kruise/runtime';
 import { decodeObject } from '../decode.ts';
+import { requestVersion, type ServedVersion } from '../served-versions.ts';
 
 /**
  * The two versions Advanced StatefulSet's webhooks are called at. Upstream decodes a request at its
@@ -8,11 +9,9 @@ import { decodeObject } from '../decode.ts';
  * validating it; v1alpha1's fields are a subset of v1beta1's with the same names, so that
  * conversion is the object with v1beta1's extra spec fields absent.
  */
-export type StatefulSetVersion = 'v1beta1' | 'v1alpha1';
+export type StatefulSetVersion = ServedVersion;
 
-/** The request's version (v1beta1 unless it is v1alpha1). */
-export const requestVersion = (request: AdmissionRequest): StatefulSetVersion =>
-  request.resource?.version === 'v1alpha1' ? 'v1alpha1' : 'v1beta1';
+export { requestVersion };
 
 /** The Go struct (see go-types-kruise.ts) an object of each version is decoded into. */
 export const GO_STRUCT: Record<StatefulSetVersion, string> = {

@@ -26,6 +26,11 @@ export interface CalculateOptions {
   gracePeriodSeconds?: number;
   /** InPlaceOnly ignores a volumeClaimTemplates change. */
   ignoreVolumeClaimTemplatesHashDiff?: boolean;
+  /**
+   * The revision a pod is labelled with once updated (upstream's GetRevision): the revision's name
+   * by default; Advanced DaemonSet labels its pods with the revision's hash.
+   */
+  revisionOf?: (revision: ControllerRevision) => string;
 }
 
 /** The pod template a revision stores. */
@@ -94,7 +99,7 @@ export function calculateInPlaceUpdateSpec(
   const oldT = templateFromRevision(oldRevision);
   const newT = templateFromRevision(newRevision);
   const spec: UpdateSpec = {
-    revision: newRevision.metadata?.name ?? '',
+    revision: opts.revisionOf ? opts.revisionOf(newRevision) : (newRevision.metadata?.name ?? ''),
     containerImages: {},
     containerResources: {},
     containerRefMetadata: {},

@@ -47,6 +47,8 @@ export interface InPlaceUpdateOptions extends CompletionOptions {
   ignoreVolumeClaimTemplatesHashDiff?: boolean;
   /** How the workload writes its pods' revision label (and recognises it). */
   revisions: RevisionAdapter;
+  /** What the pods' revision label holds for a revision (its name unless given). */
+  revisionOf?: (revision: ControllerRevision) => string;
   /** Extra changes made with the revision labels (the lifecycle state `Updating`). */
   additional?: ((pod: Pod) => void)[];
 }
@@ -94,6 +96,7 @@ export class InPlaceUpdateControl {
       gates: opts.gates,
       ...(opts.gracePeriodSeconds ? { gracePeriodSeconds: opts.gracePeriodSeconds } : {}),
       ...(opts.ignoreVolumeClaimTemplatesHashDiff ? { ignoreVolumeClaimTemplatesHashDiff: true } : {}),
+      ...(opts.revisionOf ? { revisionOf: opts.revisionOf } : {}),
     });
   }
 

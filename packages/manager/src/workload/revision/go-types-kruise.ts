@@ -41,6 +41,23 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
     'observedGeneration:i replicas:i! readyReplicas:i! availableReplicas:i! currentReplicas:i! updatedReplicas:i! currentRevision:s updateRevision:s collisionCount:*i conditions:[]StatefulSetCondition labelSelector:s',
   StatefulSetCondition: 'type:s! status:s! lastTransitionTime:t reason:s message:s',
   VolumeClaimStatus: 'volumeClaimName:s! compatibleReplicas:i! compatibleReadyReplicas:i!',
+  // Advanced DaemonSet (apps.kruise.io/v1beta1, and v1alpha1 without scaleStrategy, with daemonSetHash).
+  DaemonSet: '...TypeMeta metadata:ObjectMeta spec:DaemonSetSpec status:DaemonSetStatus',
+  DaemonSetSpec:
+    'selector:*LabelSelector! template:PodTemplateSpec! updateStrategy:DaemonSetUpdateStrategy minReadySeconds:i burstReplicas:*ios revisionHistoryLimit:*i lifecycle:*KruiseLifecycle scaleStrategy:*DaemonSetScaleStrategy',
+  DaemonSetV1alpha1:
+    '...TypeMeta metadata:ObjectMeta spec:DaemonSetSpecV1alpha1 status:DaemonSetStatusV1alpha1',
+  DaemonSetSpecV1alpha1:
+    'selector:*LabelSelector! template:PodTemplateSpec! updateStrategy:DaemonSetUpdateStrategy minReadySeconds:i burstReplicas:*ios revisionHistoryLimit:*i lifecycle:*KruiseLifecycle',
+  DaemonSetUpdateStrategy: 'type:s rollingUpdate:*RollingUpdateDaemonSet',
+  RollingUpdateDaemonSet:
+    'rollingUpdateType:s maxUnavailable:*ios maxSurge:*ios selector:*LabelSelector partition:*ios paused:*b',
+  DaemonSetScaleStrategy: 'partitionedScaling:b',
+  DaemonSetStatus:
+    'currentNumberScheduled:i! numberMisscheduled:i! desiredNumberScheduled:i! numberReady:i! observedGeneration:i updatedNumberScheduled:i! numberAvailable:i numberUnavailable:i collisionCount:*i conditions:[]DaemonSetCondition updateRevision:s',
+  DaemonSetStatusV1alpha1:
+    'currentNumberScheduled:i! numberMisscheduled:i! desiredNumberScheduled:i! numberReady:i! observedGeneration:i updatedNumberScheduled:i! numberAvailable:i numberUnavailable:i collisionCount:*i conditions:[]DaemonSetCondition daemonSetHash:s',
+  DaemonSetCondition: 'type:s! status:s! lastTransitionTime:t reason:s message:s',
   // BroadcastJob (apps.kruise.io/v1beta1; v1alpha1 has the same fields).
   BroadcastJob: '...TypeMeta metadata:ObjectMeta spec:BroadcastJobSpec status:BroadcastJobStatus',
   BroadcastJobSpec:

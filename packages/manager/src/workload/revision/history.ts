@@ -25,6 +25,12 @@ export interface RevisionParent {
    * a changed claim template recreates its pods; Advanced StatefulSet's do not). Default true.
    */
   volumeClaimTemplatesHash?: boolean;
+  /**
+   * The label each revision carries its hash in: `controller.kubernetes.io/hash` (Kubernetes'
+   * history) unless given; Advanced DaemonSet's revisions carry it in `controller-revision-hash`,
+   * the label its pods are matched by.
+   */
+  hashLabel?: string;
 }
 
 /** Where revisions are written (the API, or a map in tests). */
@@ -68,7 +74,10 @@ export function newRevision(
     metadata: {
       name: revisionName(parent.metadata.name, hash),
       namespace: parent.metadata.namespace,
-      labels: { ...(parent.template.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_KEY]: hash },
+      labels: {
+        ...(parent.template.metadata?.labels ?? {}),
+        [parent.hashLabel ?? CONTROLLER_REVISION_HASH_KEY]: hash,
+      },
       annotations: {
         ...(parent.metadata.annotations ?? {}),
         ...(parent.volumeClaimTemplatesHash === false
