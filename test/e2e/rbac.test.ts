@@ -625,7 +625,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     expect(pod.status.containerStatuses.map((s: any) => s.restartCount)).toEqual([0, 0]);
   }, 90_000);
 
-  it('runs an AdvancedCronJob scenario (a Job, a BroadcastJob and an ImageListPullJob every 3 s, each replacing the last)', async () => {
+  it('runs an AdvancedCronJob scenario (a Job, a BroadcastJob and an ImageListPullJob every second, each replacing the last)', async () => {
     const pod = {
       spec: {
         restartPolicy: 'Never',
@@ -637,7 +637,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       job: { jobTemplate: { spec: { template: pod } } },
       // Paused: the replacement is what is exercised, not the BroadcastJob's pods.
       bcj: { broadcastJobTemplate: { spec: { paused: true, template: pod } } },
-      // The node's daemon pulls the image, but each run is replaced every 3 s or kept as history.
+      // The node's daemon pulls the image, but each run is replaced every second or kept as history.
       ilpj: {
         imageListPullJobTemplate: { spec: { images: [`${registry()}/busybox:v1`], completionPolicy: {} } },
       },
@@ -654,7 +654,7 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     for (const [kind, template] of Object.entries(templates))
       await admin.create(KruiseResources.AdvancedCronJob, {
         metadata: { name: `rbac-acj-${kind}`, namespace: 'default' },
-        spec: { schedule: '@every 3s', concurrencyPolicy: 'Replace', template },
+        spec: { schedule: '@every 1s', concurrencyPolicy: 'Replace', template },
       } as KubeObject);
     for (const kind of Object.keys(templates) as (keyof typeof templates)[]) {
       const [first] = await waitFor(async () => {
