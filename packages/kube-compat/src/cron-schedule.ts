@@ -17,8 +17,8 @@ function dayMatches(s: CronSpecSchedule, w: WallClock): boolean {
 /**
  * robfig's SpecSchedule.Next: the first time after `from` whose fields match, walked as robfig
  * walks it in the schedule's zone (month, then day, hour, minute, second; each step reads the wall
- * clock again, so a DST gap skips the hours it removes and an overlap runs its hour once, at the
- * first pass). Undefined when nothing matches within five years (robfig's zero time).
+ * clock again, so a DST gap skips the hours it removes and a repeated hour matches in both of its
+ * passes). Undefined when nothing matches within five years (robfig's zero time).
  */
 function nextSpec(s: CronSpecSchedule, from: number): number | undefined {
   const zone = s.zone;
