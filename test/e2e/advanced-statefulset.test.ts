@@ -3,7 +3,7 @@ import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubectl } from '../support/kubectl.ts';
 import { startTestNodes, type TestNodes } from '../support/local-nodes.ts';
-import { eventually } from '../support/poll.ts';
+import { deleteWorkloadsAndPods } from '../support/workload-cleanup.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
 /**
@@ -26,23 +26,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   // the sets first, so they do not replace the pods; then the pods, while every node still runs
-  const sets = await sys?.client
-    .list(KruiseResources.StatefulSet, { namespace: 'default' })
-    .catch(() => undefined);
-  for (const s of sets?.items ?? [])
-    await sys.client.delete(KruiseResources.StatefulSet, 'default', s.metadata!.name!).catch(() => undefined);
-  if (sys) {
-    const left = await sys.client.list(Resources.Pod, { namespace: 'default' }).catch(() => undefined);
-    for (const p of left?.items ?? [])
-      await sys.client
-        .delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 })
-        .catch(() => undefined);
-    await eventually(
-      async () => (await sys.client.list(Resources.Pod, { namespace: 'default' })).items.length === 0,
-      60_000,
-      100,
-    ).catch(() => undefined);
-  }
+  await deleteWorkloadsAndPods(sys?.client, KruiseResources.StatefulSet);
   await extra?.stop();
   await sys?.stop();
 });

@@ -3,6 +3,7 @@ import { isNotFound, type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestNodes, type TestNodes } from '../support/local-nodes.ts';
 import { eventually } from '../support/poll.ts';
+import { deleteWorkloadsAndPods } from '../support/workload-cleanup.ts';
 import { type System, startSystem } from './env.ts';
 
 /**
@@ -25,26 +26,7 @@ beforeAll(async () => {
   });
 }, 180_000);
 afterAll(async () => {
-  // the jobs first, so none makes new pods; then the pods, while every node still runs
-  const jobs = await sys?.client
-    .list(KruiseResources.BroadcastJob, { namespace: 'default' })
-    .catch(() => undefined);
-  for (const j of jobs?.items ?? [])
-    await sys.client
-      .delete(KruiseResources.BroadcastJob, 'default', j.metadata!.name!)
-      .catch(() => undefined);
-  if (sys) {
-    const left = await sys.client.list(Resources.Pod, { namespace: 'default' }).catch(() => undefined);
-    for (const p of left?.items ?? [])
-      await sys.client
-        .delete(Resources.Pod, 'default', p.metadata!.name!, { gracePeriodSeconds: 1 })
-        .catch(() => undefined);
-    await eventually(
-      async () => (await sys.client.list(Resources.Pod, { namespace: 'default' })).items.length === 0,
-      60_000,
-      100,
-    ).catch(() => undefined);
-  }
+  await deleteWorkloadsAndPods(sys?.client, KruiseResources.BroadcastJob);
   await late?.stop();
   await extra?.stop();
   await sys?.stop();

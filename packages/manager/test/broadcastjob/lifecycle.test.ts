@@ -223,6 +223,31 @@ describe('BroadcastJob on every node', () => {
     await statusWhen('refused', (j) => j.status?.active === 3);
   });
 
+  it('serves a job created at v1alpha1 at both versions, and runs it', async () => {
+    const alpha = { ...KruiseResources.BroadcastJob, version: 'v1alpha1' };
+    const made = broadcastJob('alpha', { parallelism: 2 }, MAIN);
+    made.apiVersion = 'apps.kruise.io/v1alpha1';
+    const created = (await env.client.create(alpha, made)) as BroadcastJob;
+    expect(created.apiVersion).toBe('apps.kruise.io/v1alpha1');
+    // defaulted by the webhook at v1alpha1
+    expect(created.spec).toMatchObject({
+      parallelism: 2,
+      completionPolicy: { type: 'Always' },
+      failurePolicy: { type: 'FailFast' },
+    });
+    expect((await job('alpha'))?.apiVersion).toBe('apps.kruise.io/v1beta1');
+    await podsWhen('alpha', 2);
+    // the status the controller wrote at v1beta1, read at v1alpha1
+    await eventually(async () => {
+      const read = (await env.client.get(alpha, 'default', 'alpha')) as BroadcastJob;
+      return (
+        read.apiVersion === 'apps.kruise.io/v1alpha1' &&
+        read.status?.desired === 3 &&
+        read.status.active === 2
+      );
+    });
+  });
+
   it('leaves a paused job alone: no pods, phase paused', async () => {
     await create(broadcastJob('held', { paused: true }, MAIN));
     await statusWhen('held', (j) => j.status?.phase === 'paused');

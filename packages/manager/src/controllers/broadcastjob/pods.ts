@@ -8,6 +8,8 @@ import { replaceNodeNameAffinity, targetNodeName } from '@kruise/kube-compat';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { controllerOf } from '../../workload/owner-events.ts';
+import { podFromTemplate } from '../../workload/pod-from-template.ts';
+import { controllerRef } from '../../workload/revision/history.ts';
 
 /** The labels every pod of the job carries: `broadcastjob-name` and `broadcastjob-controller-uid`. */
 export function jobPodLabels(job: BroadcastJob): Record<string, string> {
@@ -27,16 +29,12 @@ export function labelledTemplate(job: BroadcastJob): PodTemplateSpec {
 }
 
 /** The controller reference a job's pods carry. */
-export function jobOwnerRef(job: BroadcastJob): OwnerReference {
-  return {
+export const jobOwnerRef = (job: BroadcastJob): OwnerReference =>
+  controllerRef({
     apiVersion: `${GROUP}/v1beta1`,
     kind: 'BroadcastJob',
-    name: job.metadata?.name ?? '',
-    uid: job.metadata?.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
+    metadata: { name: job.metadata?.name ?? '', uid: job.metadata?.uid ?? '' },
+  });
 
 /**
  * The job's pods among `candidates` (found by its owner UID): those carrying both job labels whose
@@ -52,10 +50,9 @@ export function jobPods(job: BroadcastJob, candidates: Pod[]): Pod[] {
 }
 
 /**
- * A new pod of the job for `nodeName` (Kubernetes' GetPodFromTemplate): the template's labels,
- * annotations, finalizers and spec, named `<job>-<random>`, controlled by the job, and pinned to
- * the node through its required node affinity (`pinByAffinity`, upstream's default
- * `--assign-bcj-pods-by-scheduler`) or else by `spec.nodeName`.
+ * A new pod of the job for `nodeName` (Kubernetes' GetPodFromTemplate), pinned to the node through
+ * its required node affinity (`pinByAffinity`, upstream's default `--assign-bcj-pods-by-scheduler`)
+ * or else by `spec.nodeName`.
  */
 export function newJobPod(
   job: BroadcastJob,
@@ -63,23 +60,11 @@ export function newJobPod(
   nodeName: string,
   pinByAffinity: boolean,
 ): Pod {
-  const spec = structuredClone(template.spec ?? { containers: [] });
+  const pod = podFromTemplate(template, jobOwnerRef(job), job.metadata?.namespace);
+  const spec = pod.spec!;
   if (pinByAffinity) spec.affinity = replaceNodeNameAffinity(spec.affinity as never, nodeName) as never;
   else if (nodeName) spec.nodeName = nodeName;
-  const meta = template.metadata ?? {};
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      generateName: `${job.metadata?.name}-`,
-      namespace: job.metadata?.namespace,
-      ...(meta.labels ? { labels: { ...meta.labels } } : {}),
-      ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
-      ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
-      ownerReferences: [jobOwnerRef(job)],
-    },
-    spec,
-  };
+  return pod;
 }
 
 /** The job's pods sorted as upstream's filterPods counts them. */

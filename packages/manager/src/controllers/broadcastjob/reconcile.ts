@@ -78,7 +78,8 @@ export class BroadcastJobReconciler {
     const status: BroadcastJobStatus = { ...job.status };
     status.startTime ??= kubeTime(now);
     status.phase ||= 'running';
-    const always = (job.spec?.completionPolicy?.type ?? 'Always') === 'Always';
+    // every type but Never completes and has a deadline, as upstream checks only for Never
+    const always = job.spec?.completionPolicy?.type !== 'Never';
     const left = always ? deadlineLeftMs(job, status, now) : undefined;
     let requeueAfter = left !== undefined && left > 0 ? left : undefined;
 

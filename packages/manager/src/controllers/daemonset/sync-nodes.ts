@@ -5,6 +5,7 @@ import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { INPLACE_UPDATE_READY } from '../../workload/inplaceupdate/readiness.ts';
 import { isPodHooked } from '../../workload/lifecycle/state.ts';
 import type { PodControls } from '../../workload/pod-controls.ts';
+import { podFromTemplate } from '../../workload/pod-from-template.ts';
 import { controllerRef } from '../../workload/revision/history.ts';
 import { doItSlowly } from '../../workload/slow-start.ts';
 import {
@@ -60,32 +61,22 @@ export function newDaemonPod(
   node: string,
   bySchedulerAffinity = true,
 ): Pod {
-  const meta = template.metadata ?? {};
-  const spec = structuredClone(template.spec!);
+  const pod = podFromTemplate(
+    template,
+    controllerRef({
+      apiVersion: DAEMONSET_API_VERSION,
+      kind: 'DaemonSet',
+      metadata: { name: ds.metadata?.name ?? '', uid: ds.metadata?.uid ?? '' },
+    }),
+    ds.metadata?.namespace,
+  );
+  const spec = pod.spec!;
   if (bySchedulerAffinity) spec.affinity = replaceNodeNameAffinity(spec.affinity as never, node) as never;
   else {
     spec.schedulerName = 'kubernetes.io/daemonset-controller';
     spec.nodeName = node;
   }
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      generateName: `${ds.metadata?.name}-`,
-      namespace: ds.metadata?.namespace,
-      ...(meta.labels ? { labels: meta.labels } : {}),
-      ...(meta.annotations ? { annotations: meta.annotations } : {}),
-      ...(meta.finalizers ? { finalizers: meta.finalizers } : {}),
-      ownerReferences: [
-        controllerRef({
-          apiVersion: DAEMONSET_API_VERSION,
-          kind: 'DaemonSet',
-          metadata: { name: ds.metadata?.name ?? '', uid: ds.metadata?.uid ?? '' },
-        }),
-      ],
-    },
-    spec,
-  };
+  return pod;
 }
 
 /**
