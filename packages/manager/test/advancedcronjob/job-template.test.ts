@@ -25,6 +25,8 @@ const jobTemplate = {
 };
 
 async function create(name: string, spec: Record<string, unknown> = {}): Promise<number> {
+  // Back to the real time first: the object's first reconcile reads the clock an earlier test moved.
+  h.setClock(Date.now());
   await h.client.create(KruiseResources.AdvancedCronJob, {
     metadata: { name, namespace: 'default' },
     spec: { schedule: '0 * * * *', template: { jobTemplate }, ...spec },

@@ -18,6 +18,8 @@ afterAll(async () => {
 });
 
 async function create(name: string, spec: Record<string, unknown>): Promise<number> {
+  // Back to the real time first: the object's first reconcile reads the clock an earlier test moved.
+  h.setClock(Date.now());
   await h.client.create(KruiseResources.AdvancedCronJob, {
     metadata: { name, namespace: 'default' },
     spec: { schedule: '@hourly', ...spec },
@@ -78,6 +80,8 @@ describe('an AdvancedCronJob with an ImageListPullJob template', () => {
   // A node whose daemon never reports: its pulls stay pending, so a run stays active.
   beforeAll(async () => {
     await addNode(h.client, 'silent-node');
+    // An ImagePullJob that finds no NodeImage to pull on completes at once: wait for the node's.
+    await eventually(() => h.client.get(KruiseResources.NodeImage, undefined, 'silent-node'));
   });
 
   it('creates an ImageListPullJob per start time, replacing the active one (its default policy)', async () => {
@@ -91,7 +95,10 @@ describe('an AdvancedCronJob with an ImageListPullJob template', () => {
       completionPolicy: { type: 'Always' },
       pullPolicy: { timeoutSeconds: 600, backoffLimit: 3 },
     });
-    await eventually(async () => (await h.get('pull-replace')).status?.type === 'ImageListPullJob');
+    await eventually(async () => {
+      const status = (await h.get('pull-replace')).status;
+      return status?.type === 'ImageListPullJob' && status.active?.length === 1;
+    });
     await h.at('pull-replace', first + HOUR + 1000);
     expect(await names(KruiseResources.ImageListPullJob, 'pull-replace')).toEqual([
       runName('pull-replace', first + HOUR),
