@@ -43,6 +43,7 @@ const FEATURE_GUIDES = [
   'docs/container-recreate-request.md',
   'docs/cloneset.md',
   'docs/advanced-statefulset.md',
+  'docs/advanced-daemonset.md',
   'docs/broadcastjob.md',
   'docs/container-launch-priority.md',
   'docs/advancedcronjob.md',

@@ -122,6 +122,11 @@ export const GOALS = {
     unit: 'x',
     atMost: 0.5,
   },
+  'daemonset.inplace-vs-recreate': {
+    what: 'Advanced DaemonSet (maxUnavailable 1): in-place image update across 5 local nodes (same-digest tag) vs the same update by recreate: time until all updated and Ready',
+    unit: 'x',
+    atMost: 0.5,
+  },
   'statefulset.orderedready-20-overhead': {
     what: "Advanced StatefulSet OrderedReady scale 0 -> 20 running pods: the controller's share of the time (beyond the sum of the pods' own create-to-Ready times)",
     unit: '%',

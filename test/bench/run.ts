@@ -23,6 +23,7 @@ import { benchCloneSet } from './cloneset.bench.ts';
 import { benchControlPlane } from './control-plane.bench.ts';
 import { benchCrr } from './crr.bench.ts';
 import { benchDaemon } from './daemon.bench.ts';
+import { benchDaemonSet } from './daemonset.bench.ts';
 import { benchLocalNode } from './local-node.bench.ts';
 import { benchManager } from './manager.bench.ts';
 import { runBench, type Suite } from './runner.ts';
@@ -36,6 +37,7 @@ const suites: Suite[] = [
   { name: 'admission', title: 'admission webhooks', run: benchAdmission },
   { name: 'cloneset', title: 'CloneSet', run: benchCloneSet },
   { name: 'statefulset', title: 'Advanced StatefulSet', run: benchStatefulSet },
+  { name: 'daemonset', title: 'Advanced DaemonSet', run: benchDaemonSet },
   { name: 'broadcastjob', title: 'BroadcastJob', run: benchBroadcastJob },
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },

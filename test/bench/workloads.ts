@@ -24,7 +24,39 @@ export interface BenchWorkload {
   manifest(name: string, replicas: number, podSpec: Record<string, unknown>): KubeObject;
   /** The spec fields (a merge patch) that make its next update go by `strategy`. */
   strategy(strategy: UpdateStrategy): Record<string, unknown>;
+  /**
+   * Its status as an update is followed: pods ready, and pods updated and ready
+   * (`readyReplicas` and `updatedReadyReplicas` unless given).
+   */
+  progress?(status: Record<string, any>): { ready?: number; updatedReady?: number };
 }
+
+/** An Advanced DaemonSet (v1beta1): one pod per node; maxUnavailable 1 (its default) paces an update. */
+export const daemonSetWorkload: BenchWorkload = {
+  suite: 'daemonset',
+  title: 'Advanced DaemonSet',
+  resource: KruiseResources.DaemonSet,
+  pacing: 'maxUnavailable 1 (the default): one node at a time',
+  manifest: (name, _replicas, podSpec) => ({
+    apiVersion: 'apps.kruise.io/v1beta1',
+    kind: 'DaemonSet',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { rollingUpdateType: 'Standard' } },
+      template: { metadata: { labels: { app: name } }, spec: podSpec },
+    },
+  }),
+  strategy: (strategy) => ({
+    updateStrategy: {
+      rollingUpdate: { rollingUpdateType: strategy === 'ReCreate' ? 'Standard' : 'InPlaceIfPossible' },
+    },
+  }),
+  progress: (s) => ({
+    ready: s.numberReady,
+    updatedReady: Math.min(s.updatedNumberScheduled ?? 0, s.numberAvailable ?? 0),
+  }),
+};
 
 /** A CloneSet: its default maxUnavailable (20 %) paces an update. */
 export const cloneSetWorkload: BenchWorkload = {

@@ -7,10 +7,6 @@ import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
 import { startManagerProcess } from '@kruise/stack/program-recipes';
-
-/** A pod as the API returns it. */
-type Pod = KubeObject;
-
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestNodes, type TestNodes } from '../support/local-nodes.ts';
 import { eventually } from '../support/poll.ts';
@@ -61,6 +57,8 @@ afterAll(async () => {
 });
 
 type Ds = DaemonSet & KubeObject;
+/** A pod as the API returns it. */
+type Pod = KubeObject;
 const image = (tag: string) => `${registry}/busybox:${tag}`;
 const daemonSet = (
   name: string,
@@ -91,7 +89,7 @@ const pods = async (name: string, all = false) =>
     (await client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })).items as Pod[]
   ).filter((p) => all || !p.metadata?.deletionTimestamp);
 const ready = (p: Pod) =>
-  p.status?.conditions?.find((c: { type?: string }) => c.type === 'Ready')?.status === 'True';
+  p.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status === 'True';
 const nodeOf = (p: Pod) => p.spec?.nodeName ?? '';
 const imageOf = (p: Pod) => p.spec?.containers?.[0]?.image;
 const setImage = (name: string, tag: string) =>

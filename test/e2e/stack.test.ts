@@ -94,6 +94,9 @@ describe('pnpm start (the local stack)', () => {
     expect(out).toContain(
       'examples: Advanced StatefulSet demo-asts updated in place: every pod kept its name, UID and IP',
     );
+    expect(out).toContain(
+      'examples: Advanced DaemonSet demo-ads updated in place: every pod kept its name, UID and IP',
+    );
     const pod = await client.get(Resources.Pod, 'default', 'demo');
     expect(pod.status.containerStatuses.map((c: any) => c.restartCount)).toEqual([1, 1]);
     // kubectl logs demo -c app [--previous]: the run before the CRR's restart, and the current one.

@@ -1,11 +1,16 @@
 import { KruiseResources } from '@kruise/api/kinds';
 import type { ResourceRef } from '@kruise/kube-compat/resource-ref';
 import type { KubeObject } from '@kruise/runtime/kube/client';
-import { advancedStatefulSetStatus, cloneSetStatus, type RolloutStatus } from './status.ts';
+import {
+  advancedDaemonSetStatus,
+  advancedStatefulSetStatus,
+  cloneSetStatus,
+  type RolloutStatus,
+} from './status.ts';
 
 /**
- * A Kruise workload kind the commands handle. Adding a kind (Advanced DaemonSet) is one more row
- * in {@link WORKLOAD_KINDS}; a command reads what differs between kinds from here instead of
+ * A Kruise workload kind the commands handle. Adding a kind is one more row in
+ * {@link WORKLOAD_KINDS}; a command reads what differs between kinds from here instead of
  * switching on the kind.
  */
 export interface WorkloadKind {
@@ -47,16 +52,24 @@ function namesOf(
   return [...(o.bare ?? all), ...qualified];
 }
 
+/** kubectl's names of a built-in apps/v1 kind: bare, `.apps` and `.v1.apps`. */
+const builtInNames = (names: string[]) => names.flatMap((n) => [n, `${n}.apps`, `${n}.v1.apps`]);
+
 /**
- * The names kubectl resolves to the built-in apps/v1 StatefulSet: `sts` and `statefulset(s)` are
- * the Advanced StatefulSet's names too, but kubectl (and so kruise-tools) prefers the built-in
- * group, so those mean the built-in kind, which this plugin does not handle.
+ * The built-in apps/v1 kinds whose names the Advanced twins share: kubectl (and so kruise-tools)
+ * prefers the built-in group, so `sts`, `statefulset(s)`, `ds` and `daemonset(s)` mean the built-in
+ * kinds, which this plugin does not handle; each says how to name its Advanced twin instead.
  */
-const BUILT_IN_STATEFULSET_NAMES = ['statefulset', 'statefulsets', 'sts'].flatMap((n) => [
-  n,
-  `${n}.apps`,
-  `${n}.v1.apps`,
-]);
+const BUILT_IN_TWINS = [
+  {
+    names: builtInNames(['statefulset', 'statefulsets', 'sts']),
+    hint: 'is the built-in StatefulSet (apps/v1), which kubectl kruise does not handle (use kubectl); an Advanced StatefulSet is "asts" or "statefulsets.apps.kruise.io"',
+  },
+  {
+    names: builtInNames(['daemonset', 'daemonsets', 'ds']),
+    hint: 'is the built-in DaemonSet (apps/v1), which kubectl kruise does not handle (use kubectl); an Advanced DaemonSet is "ads" or "daemonsets.apps.kruise.io"',
+  },
+];
 
 /** The workload kinds of this project, as the commands see them. */
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
@@ -81,16 +94,28 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
     pausedPath: ['spec', 'updateStrategy', 'rollingUpdate', 'paused'],
     rolloutStatus: advancedStatefulSetStatus,
   },
+  {
+    kind: 'DaemonSet',
+    resource: KruiseResources.DaemonSet,
+    names: namesOf(KruiseResources.DaemonSet, ['daemon', 'ads'], {
+      bare: ['daemon', 'ads'],
+      versions: ['v1beta1', 'v1alpha1'],
+    }),
+    scalable: false,
+    templatePath: ['spec', 'template'],
+    pausedPath: ['spec', 'updateStrategy', 'rollingUpdate', 'paused'],
+    rolloutStatus: advancedDaemonSetStatus,
+  },
 ];
 
 /**
- * The resource types as kubectl's `set` help lists them. Plain `statefulset (sts)` is the built-in
- * StatefulSet, which kubectl handles; an Advanced StatefulSet is `asts` or
- * `statefulsets.apps.kruise.io`.
+ * The resource types as kubectl's `set` help lists them. Plain `statefulset (sts)` and
+ * `daemonset (ds)` are the built-in kinds, which kubectl handles; the Advanced ones are `asts`
+ * (`statefulsets.apps.kruise.io`) and `ads` (`daemonsets.apps.kruise.io`).
  */
 export const POSSIBLE_RESOURCES = `Possible resources include (case insensitive):
 
-  cloneset (clone), statefulset.apps.kruise.io (asts)`;
+  cloneset (clone), statefulset.apps.kruise.io (asts), daemonset.apps.kruise.io (ads)`;
 
 /** The kind a command-line type names (case-insensitive, as kubectl's RESTMapper), or undefined. */
 export function kindNamed(type: string): WorkloadKind | undefined {
@@ -99,20 +124,19 @@ export function kindNamed(type: string): WorkloadKind | undefined {
 }
 
 /** Whether a command-line type names a built-in workload this plugin leaves to kubectl. */
-export const namesBuiltInWorkload = (type: string) => BUILT_IN_STATEFULSET_NAMES.includes(type.toLowerCase());
+export const namesBuiltInWorkload = (type: string) =>
+  BUILT_IN_TWINS.some((t) => t.names.includes(type.toLowerCase()));
 
 /**
  * The kind a command-line type names.
- * @throws Error with kubectl's words for an unknown type, and for `sts`/`statefulset` (the
- * built-in StatefulSet) how to name an Advanced StatefulSet instead.
+ * @throws Error with kubectl's words for an unknown type, and for a built-in kind's name (`sts`,
+ * `ds` …) how to name its Advanced twin instead.
  */
 export function requireKind(type: string): WorkloadKind {
   const kind = kindNamed(type);
   if (kind) return kind;
-  if (namesBuiltInWorkload(type))
-    throw new Error(
-      `"${type}" is the built-in StatefulSet (apps/v1), which kubectl kruise does not handle (use kubectl); an Advanced StatefulSet is "asts" or "statefulsets.apps.kruise.io"`,
-    );
+  const twin = BUILT_IN_TWINS.find((t) => t.names.includes(type.toLowerCase()));
+  if (twin) throw new Error(`"${type}" ${twin.hint}`);
   throw new Error(`the server doesn't have a resource type "${type}"`);
 }
 

@@ -87,3 +87,31 @@ export function advancedStatefulSetStatus(set: KubeObject): RolloutStatus {
     done: true,
   };
 }
+
+/**
+ * `rollout status` of an Advanced DaemonSet, in kubectl's words for a DaemonSet (kruise-tools has no
+ * status viewer for it): every desired node updated, then every one available.
+ */
+export function advancedDaemonSetStatus(ds: KubeObject): RolloutStatus {
+  const spec = ds.spec ?? {};
+  const status = ds.status ?? {};
+  const name = ds.metadata?.name ?? '';
+  if ((spec.updateStrategy?.type ?? 'RollingUpdate') !== 'RollingUpdate')
+    throw new Error(ONLY_ROLLING_UPDATE);
+  if (Number(ds.metadata?.generation ?? 0) > Number(status.observedGeneration ?? 0))
+    return { message: 'Waiting for daemon set spec update to be observed...', done: false };
+  const desired = Number(status.desiredNumberScheduled ?? 0);
+  const updated = Number(status.updatedNumberScheduled ?? 0);
+  if (updated < desired)
+    return {
+      message: `Waiting for daemon set "${name}" rollout to finish: ${updated} out of ${desired} new pods have been updated...`,
+      done: false,
+    };
+  const available = Number(status.numberAvailable ?? 0);
+  if (available < desired)
+    return {
+      message: `Waiting for daemon set "${name}" rollout to finish: ${available} of ${desired} updated pods are available...`,
+      done: false,
+    };
+  return { message: `daemon set "${name}" successfully rolled out`, done: true };
+}

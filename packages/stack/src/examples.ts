@@ -56,44 +56,64 @@ async function progressLines(client: KubeClient, node: string): Promise<{ lines:
   return { lines, done };
 }
 
-/** What differs between the workload examples that are updated in place (CloneSet, Advanced StatefulSet). */
+/** A workload's available and updated pods, as its status counts them. */
+interface PodCounts {
+  available: number;
+  updated: number;
+}
+
+/** What differs between the workload examples that are updated in place (CloneSet, Advanced StatefulSet and DaemonSet). */
 interface InPlaceWorkload {
   /** The kind as printed. */
   kind: string;
   resource: typeof KruiseResources.CloneSet;
   name: string;
-  /** Words printed before a pod's UID (an Advanced StatefulSet pod's ordinal). */
+  /** Words printed before a pod's UID (an Advanced StatefulSet pod's ordinal, a daemon pod's node). */
   podWords?: (pod: KubeObject) => string;
+  /** How many pods it runs: 3, or one per local node for a DaemonSet. */
+  pods?: (nodes: number) => number;
+  /** Its status as counts (replica workloads' availableReplicas and updatedReplicas unless given). */
+  counts?: (status: Record<string, any>) => PodCounts;
 }
+
+const replicaCounts = (s: Record<string, any>): PodCounts => ({
+  available: s.availableReplicas ?? 0,
+  updated: s.updatedReplicas ?? 0,
+});
 
 /** A pod's identity as the in-place update must keep it. */
 const identity = (p: KubeObject) => `uid=${p.metadata!.uid} ip=${p.status?.podIP ?? '-'}`;
 
 /**
- * A workload example of 3 pods in `default` selecting `app: <name>`: applied with the others, its
- * image changed to busybox:v2 once all 3 pods are available, and done once the same pods (same
- * names, UIDs and IPs) run the new image after one container restart each.
+ * A workload example in `default` selecting `app: <name>`: applied with the others, its image
+ * changed to busybox:v2 once all its pods are available, and done once the same pods (same names,
+ * UIDs and IPs) run the new image after one container restart each.
  */
 class InPlaceUpdateExample {
   private readonly w: InPlaceWorkload;
+  /** How many pods it runs. */
+  private readonly n: number;
   /** Each pod's identity when the image was changed, by pod name. */
   private before: Map<string, string> | undefined;
   private reported = false;
 
-  constructor(workload: InPlaceWorkload) {
+  constructor(workload: InPlaceWorkload, nodes: number) {
     this.w = workload;
+    this.n = workload.pods?.(nodes) ?? 3;
   }
 
-  /** Where it stands (one line for the workload, one per pod); changes the image once all 3 pods are available. */
+  /** Where it stands (one line for the workload, one per pod); changes the image once all its pods are available. */
   async progress(client: KubeClient, registry: string, print: (line: string) => void) {
     const { kind, resource, name } = this.w;
-    const s = (await get(client, resource, 'default', name))?.status ?? {};
+    const n = this.n;
+    const status = (await get(client, resource, 'default', name))?.status ?? {};
+    const s = (this.w.counts ?? replicaCounts)(status);
     const pods = (
       await client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${name}` })
     ).items
       .filter((p) => !p.metadata?.deletionTimestamp)
       .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
-    if (!this.before && s.availableReplicas === 3 && pods.length === 3) {
+    if (!this.before && s.available === n && pods.length === n) {
       this.before = new Map(pods.map((p) => [p.metadata!.name!, identity(p)]));
       // only the image changes (the rest of the container stays): an in-place update
       await retryOnConflict(async () => {
@@ -104,7 +124,7 @@ class InPlaceUpdateExample {
       print(`examples: ${kind} ${name} image -> busybox:v2 (updated in place)`);
     }
     const lines = [
-      `${kind} ${name}: ${s.availableReplicas ?? 0}/3 available, ${s.updatedReplicas ?? 0} updated, revision ${s.updateRevision ?? '-'}`,
+      `${kind} ${name}: ${s.available}/${n} available, ${s.updated} updated, revision ${status.updateRevision ?? '-'}`,
       ...pods.map((p) => {
         const c = p.status?.containerStatuses?.[0];
         const words = this.w.podWords ? `${this.w.podWords(p)} ` : '';
@@ -113,9 +133,9 @@ class InPlaceUpdateExample {
     ];
     const done =
       this.before !== undefined &&
-      s.updatedReplicas === 3 &&
-      s.availableReplicas === 3 &&
-      pods.length === 3 &&
+      s.updated === n &&
+      s.available === n &&
+      pods.length === n &&
       pods.every(
         (p) =>
           this.before!.get(p.metadata!.name!) === identity(p) &&
@@ -138,6 +158,14 @@ const IN_PLACE_EXAMPLES: InPlaceWorkload[] = [
     name: 'demo-asts',
     podWords: (p) => `ordinal=${/-(\d+)$/.exec(p.metadata!.name!)?.[1]}`,
   },
+  {
+    kind: 'Advanced DaemonSet',
+    resource: KruiseResources.DaemonSet,
+    name: 'demo-ads',
+    podWords: (p) => `node=${p.spec?.nodeName ?? '-'}`,
+    pods: (nodes) => nodes,
+    counts: (s) => ({ available: s.numberAvailable ?? 0, updated: s.updatedNumberScheduled ?? 0 }),
+  },
 ];
 
 /**
@@ -150,6 +178,7 @@ export async function runExamples(
   node: string,
   print: (line: string) => void,
   signal: AbortSignal,
+  nodes = 1,
 ): Promise<boolean> {
   // The jobs pull on nodes that have a NodeImage: wait for the local node's (created by the manager).
   for (let i = 0; i < 600 && !signal.aborted; i++) {
@@ -162,10 +191,11 @@ export async function runExamples(
     'pod.yaml',
     'cloneset.yaml',
     'advanced-statefulset.yaml',
+    'advanced-daemonset.yaml',
   ];
   for (const file of files) await applyManifests(client, exampleObjects(file, registry, node));
   print(`examples applied: examples/${files.join(', ')}`);
-  const workloads = IN_PLACE_EXAMPLES.map((w) => new InPlaceUpdateExample(w));
+  const workloads = IN_PLACE_EXAMPLES.map((w) => new InPlaceUpdateExample(w, nodes));
   let crrApplied = false;
   let last = new Set<string>();
   while (!signal.aborted) {

@@ -194,7 +194,7 @@ try {
   kubectl apply -f examples/
   logs: ${join(stateDir, 'logs')}/{kruise-manager,local-node-<node>,kruise-daemon-<node>}.log   (Ctrl-C stops everything)`);
   if (runtime && !flags.noExamples) {
-    const done = await runExamples(client, runtime.registry, node, (l) => say(l), abort.signal);
+    const done = await runExamples(client, runtime.registry, node, (l) => say(l), abort.signal, flags.nodes);
     if (done) say('examples complete');
   }
 } catch (err) {
