@@ -625,6 +625,57 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     expect(pod.status.containerStatuses.map((s: any) => s.restartCount)).toEqual([0, 0]);
   }, 90_000);
 
+  it('runs an AdvancedCronJob scenario (a Job, a BroadcastJob and an ImageListPullJob every second, each replacing the last)', async () => {
+    const pod = {
+      spec: {
+        restartPolicy: 'Never',
+        containers: [{ name: 'main', image: `${registry()}/busybox:v1`, command: ['true'] }],
+      },
+    };
+    const templates = {
+      // No Job controller runs here: the Job stays active and the next start time replaces it.
+      job: { jobTemplate: { spec: { template: pod } } },
+      // Paused: the replacement is what is exercised, not the BroadcastJob's pods.
+      bcj: { broadcastJobTemplate: { spec: { paused: true, template: pod } } },
+      // The node's daemon pulls the image, but each run is replaced every second or kept as history.
+      ilpj: {
+        imageListPullJobTemplate: { spec: { images: [`${registry()}/busybox:v1`], completionPolicy: {} } },
+      },
+    };
+    const resources = {
+      job: Resources.Job,
+      bcj: KruiseResources.BroadcastJob,
+      ilpj: KruiseResources.ImageListPullJob,
+    };
+    const runs = async (kind: keyof typeof templates) =>
+      (await admin.list<KubeObject>(resources[kind], { namespace: 'default' })).items
+        .filter((j) => j.metadata?.name?.startsWith(`rbac-acj-${kind}-`) && !j.metadata.deletionTimestamp)
+        .map((j) => j.metadata!.name!);
+    for (const [kind, template] of Object.entries(templates))
+      await admin.create(KruiseResources.AdvancedCronJob, {
+        metadata: { name: `rbac-acj-${kind}`, namespace: 'default' },
+        spec: { schedule: '@every 1s', concurrencyPolicy: 'Replace', template },
+      } as KubeObject);
+    for (const kind of Object.keys(templates) as (keyof typeof templates)[]) {
+      const [first] = await waitFor(async () => {
+        const names = await runs(kind);
+        return names.length ? names : undefined;
+      });
+      // The next start time deletes the active run (Replace) and creates its own.
+      await waitFor(async () => {
+        const names = await runs(kind);
+        return names.length > 0 && !names.includes(first!) ? names : undefined;
+      });
+      await waitFor(
+        async () =>
+          (await admin.get(KruiseResources.AdvancedCronJob, 'default', `rbac-acj-${kind}`)).status
+            ?.lastScheduleTime,
+      );
+    }
+    for (const kind of Object.keys(templates))
+      await admin.delete(KruiseResources.AdvancedCronJob, 'default', `rbac-acj-${kind}`);
+  }, 120_000);
+
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);
     expect(denied.map((r) => `${r.user} ${r.verb} ${r.path} -> ${r.code}`)).toEqual([]);

@@ -15,6 +15,16 @@ export * from './kinds.ts';
 export * from './parallelism.ts';
 export * from './pod-defaults.ts';
 export type {
+  AdvancedCronJob,
+  AdvancedCronJobSpec,
+  AdvancedCronJobStatus,
+  BroadcastJobTemplateSpec,
+  ConcurrencyPolicy,
+  CronJobTemplate,
+  ImageListPullJobTemplateSpec,
+  TemplateKind,
+} from './schema/advancedcronjob.ts';
+export type {
   BroadcastJob,
   BroadcastJobCompletionPolicy,
   BroadcastJobCompletionPolicyType,

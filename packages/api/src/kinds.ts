@@ -24,4 +24,6 @@ export const KruiseResources = {
   DaemonSet: resourceRef(GROUP, 'v1beta1', 'daemonsets', 'DaemonSet', true),
   /** BroadcastJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   BroadcastJob: resourceRef(GROUP, 'v1beta1', 'broadcastjobs', 'BroadcastJob', true),
+  /** AdvancedCronJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
+  AdvancedCronJob: resourceRef(GROUP, 'v1beta1', 'advancedcronjobs', 'AdvancedCronJob', true),
 } as const;

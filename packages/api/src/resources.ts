@@ -1,6 +1,7 @@
 import type { ResourceRef } from '@kruise/kube-compat';
 import type { TSchema } from '@sinclair/typebox';
 import { KruiseResources } from './kinds.ts';
+import { AdvancedCronJobSchema, AdvancedCronJobV1alpha1Schema } from './schema/advancedcronjob.ts';
 import { BroadcastJobSchema } from './schema/broadcastjob.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
@@ -307,8 +308,36 @@ export const BroadcastJobResource: KruiseResource = {
   servedVersions: [{ version: 'v1alpha1', schema: BroadcastJobSchema }],
 };
 
+/**
+ * AdvancedCronJob (short name `acj`): stored at v1beta1, served at v1alpha1 too (without the
+ * imageListPullJobTemplate), converted by kruise-manager.
+ */
+export const AdvancedCronJobResource: KruiseResource = {
+  ...served(KruiseResources.AdvancedCronJob),
+  shortNames: ['acj'],
+  printerColumns: [
+    {
+      name: 'Schedule',
+      type: 'string',
+      jsonPath: '.spec.schedule',
+      description: 'The schedule of advanced cron job.',
+    },
+    { name: 'Type', type: 'string', jsonPath: '.status.type', description: 'Type of cron job.' },
+    {
+      name: 'LastScheduleTime',
+      type: 'date',
+      jsonPath: '.status.lastScheduleTime',
+      description: 'The last time at which job was scheduled.',
+    },
+    AGE,
+  ],
+  schema: AdvancedCronJobSchema,
+  servedVersions: [{ version: 'v1alpha1', schema: AdvancedCronJobV1alpha1Schema }],
+};
+
 /** Every kind this project serves, in a stable order. */
 export const KRUISE_RESOURCES: readonly KruiseResource[] = [
+  AdvancedCronJobResource,
   BroadcastJobResource,
   CloneSetResource,
   ContainerRecreateRequestResource,

@@ -2,6 +2,7 @@
 export * from './crd.ts';
 export { GENERATED_HEADER, renderCrdFiles } from './generate/crd-files.ts';
 export * from './resources.ts';
+export * from './schema/advancedcronjob.ts';
 export * from './schema/broadcastjob.ts';
 export * from './schema/cloneset.ts';
 export * from './schema/common.ts';

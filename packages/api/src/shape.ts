@@ -1,3 +1,4 @@
+import { AdvancedCronJobSchema } from './schema/advancedcronjob.ts';
 import { BroadcastJobSchema } from './schema/broadcastjob.ts';
 import { CloneSetSchema } from './schema/cloneset.ts';
 import { ContainerRecreateRequestSchema } from './schema/containerrecreaterequest.ts';
@@ -10,6 +11,8 @@ import { StatefulSetSchema } from './schema/statefulset.ts';
 type Schema = Record<string, any>;
 
 const SCHEMAS: Record<string, Schema> = {
+  // v1beta1: v1alpha1's fields are a subset of it, with the same types.
+  AdvancedCronJob: AdvancedCronJobSchema,
   CloneSet: CloneSetSchema,
   ImagePullJob: ImagePullJobSchema,
   ImageListPullJob: ImageListPullJobSchema,

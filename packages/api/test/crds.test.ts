@@ -176,6 +176,39 @@ describe('deploy/crds', () => {
     );
   });
 
+  it('serves AdvancedCronJob at v1alpha1 and v1beta1 (storage), the ImageListPullJob template at v1beta1 only', () => {
+    const crd = parse(renderCrdFiles().get('deploy/crds/apps.kruise.io_advancedcronjobs.yaml')!);
+    expect(crd.spec.names.shortNames).toEqual(['acj']);
+    expect(crd.spec.versions.map((v: any) => [v.name, v.served, v.storage, v.subresources])).toEqual([
+      ['v1alpha1', true, false, { status: {} }],
+      ['v1beta1', true, true, { status: {} }],
+    ]);
+    expect(crd.spec.conversion.strategy).toBe('Webhook');
+    for (const version of crd.spec.versions) {
+      expect(version.additionalPrinterColumns.map((c: any) => `${c.name}=${c.type}=${c.jsonPath}`)).toEqual([
+        'Schedule=string=.spec.schedule',
+        'Type=string=.status.type',
+        'LastScheduleTime=date=.status.lastScheduleTime',
+        'AGE=date=.metadata.creationTimestamp',
+      ]);
+    }
+    const [alpha, beta] = crd.spec.versions.map((v: any) => v.schema.openAPIV3Schema.properties.spec);
+    expect(beta.required).toEqual(['schedule', 'template']);
+    expect(beta.properties.concurrencyPolicy.enum).toEqual(['Allow', 'Forbid', 'Replace']);
+    expect(Object.keys(beta.properties.template.properties)).toEqual([
+      'jobTemplate',
+      'broadcastJobTemplate',
+      'imageListPullJobTemplate',
+    ]);
+    expect(Object.keys(alpha.properties.template.properties)).toEqual([
+      'jobTemplate',
+      'broadcastJobTemplate',
+    ]);
+    expect(beta.properties.template.properties.jobTemplate['x-kubernetes-preserve-unknown-fields']).toBe(
+      true,
+    );
+  });
+
   it('gives a conversion webhook to multi-version kinds only', () => {
     for (const resource of KRUISE_RESOURCES) {
       const crd = buildCustomResourceDefinition(resource) as any;

@@ -76,6 +76,14 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   // Container launch priority: the pod's `<pod>-barrier` ConfigMap (read uncached, created, keys
   // added); the completed annotation goes on the pod (pods patch above).
   rule([''], ['configmaps'], ['get', 'create', 'patch']),
+  // AdvancedCronJob controller: its status, and the runs it creates on schedule and deletes
+  // (concurrencyPolicy Replace, history limits): Jobs, BroadcastJobs, ImageListPullJobs (their
+  // watch, and the deletion of BroadcastJobs, are granted to their own controllers above).
+  rule(['apps.kruise.io'], ['advancedcronjobs'], WATCH),
+  rule(['apps.kruise.io'], ['advancedcronjobs/status'], ['update']),
+  rule(['batch'], ['jobs'], [...WATCH, 'create', 'delete']),
+  rule(['apps.kruise.io'], ['broadcastjobs'], ['create']),
+  rule(['apps.kruise.io'], ['imagelistpulljobs'], ['create', 'delete']),
   // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
   rule([''], ['secrets'], [...WATCH, 'get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).

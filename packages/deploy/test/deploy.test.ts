@@ -80,6 +80,7 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-statefulset',
       '/validate-apps-kruise-io-daemonset',
       '/validate-apps-kruise-io-broadcastjob',
+      '/validate-apps-kruise-io-advancedcronjob',
     ]);
     expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),
@@ -119,6 +120,16 @@ describe('deploy/ (the cluster install)', () => {
     expect(byName(validating.webhooks, 'vbroadcastjob.kb.io')).toMatchObject({
       clientConfig: { service: { path: '/validate-apps-kruise-io-broadcastjob' } },
       rules: bcjRule,
+    });
+    // AdvancedCronJob's, at upstream's paths, for both served versions.
+    const acjRule = [{ ...rule(['CREATE', 'UPDATE'])[0], resources: ['advancedcronjobs'] }];
+    expect(byName(mutating.webhooks, 'madvancedcronjob.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/mutate-apps-kruise-io-advancedcronjob' } },
+      rules: acjRule,
+    });
+    expect(byName(validating.webhooks, 'vadvancedcronjob.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/validate-apps-kruise-io-advancedcronjob' } },
+      rules: acjRule,
     });
     const mpod = byName(mutating.webhooks, 'mpod.kb.io');
     expect(mpod.clientConfig.service.path).toBe('/mutate-pod');

@@ -1,9 +1,12 @@
 /**
  * Computations that must give the answers Kubernetes' Go code gives — hashes, JSON bytes,
  * quantities, IntOrString, label selectors, times, image references, kubelet's CRI metadata, Go's
- * durations and booleans, feature-gate flags, node affinity, taints, daemon placement, pod resource requests and node fit — and the shape of a resource's address. Nothing here
+ * durations, booleans and time zones, robfig/cron schedules, feature-gate flags, node affinity, taints,
+ * daemon placement, pod resource requests and node fit — and the shape of a resource's address. Nothing here
  * is Kruise's API; it imports nothing of this repository's.
  */
+export * from './cron-parser.ts';
+export * from './cron-schedule.ts';
 export * from './daemon-placement.ts';
 export * from './daemon-pod-node.ts';
 export * from './feature-gate-parser.ts';
@@ -12,6 +15,7 @@ export * from './go-bool.ts';
 export * from './go-duration.ts';
 export * from './go-hash.ts';
 export * from './go-json.ts';
+export * from './go-time-zone.ts';
 export * from './image-reference.ts';
 export * from './intstr.ts';
 export * from './kubelet-hash.ts';

@@ -1,6 +1,7 @@
 import type { FeatureGates } from '@kruise/api';
 import { type Controller, type KubeClient, type Logger, Manager } from '@kruise/runtime';
 import type { AddController } from './controllers/add-options.ts';
+import * as advancedcronjob from './controllers/advancedcronjob/controller.ts';
 import * as broadcastjob from './controllers/broadcastjob/controller.ts';
 import * as cloneset from './controllers/cloneset/controller.ts';
 import * as containerlaunchpriority from './controllers/containerlaunchpriority/controller.ts';
@@ -26,6 +27,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: broadcastjob.add, enabled: () => true },
   { add: podreadiness.add, enabled: () => true },
   { add: containerlaunchpriority.add, enabled: () => true },
+  { add: advancedcronjob.add, enabled: () => true },
 ];
 
 /** kruise-manager wired together: manager, webhooks and their certificates, the enabled controllers by name. */

@@ -42,6 +42,7 @@ export interface ManagerOptions {
   crrWorkers: number;
   cloneSetWorkers: number;
   statefulSetWorkers: number;
+  advancedCronJobWorkers: number;
   daemonSetWorkers: number;
   /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
   assignPodsByScheduler: boolean;
@@ -187,6 +188,7 @@ export function managerFlags() {
     .flag('crr-workers', positiveInt, 3, 'workers of the ContainerRecreateRequest controller')
     .flag('cloneset-workers', positiveInt, 3, 'workers of the CloneSet controller')
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
+    .flag('advancedcronjob-workers', positiveInt, 3, 'workers of the AdvancedCronJob controller')
     .flag('daemonset-workers', positiveInt, 3, 'workers of the Advanced DaemonSet controller')
     .flag(
       'assign-pods-by-scheduler',
@@ -243,6 +245,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
     crrWorkers: o['crr-workers'],
     cloneSetWorkers: o['cloneset-workers'],
     statefulSetWorkers: o['statefulset-workers'],
+    advancedCronJobWorkers: o['advancedcronjob-workers'],
     daemonSetWorkers: o['daemonset-workers'],
     assignPodsByScheduler: o['assign-pods-by-scheduler'],
     broadcastJobWorkers: o['broadcastjob-workers'],
@@ -265,6 +268,9 @@ export interface AppTuning {
   random?: () => number;
   /** Called before each reconcile with the controller's name and the request key (tests, benches count them). */
   onReconcile?: (controller: string, key: string) => void;
-  /** The BroadcastJob controller's clock for deadlines and TTLs (epoch ms; Date.now by default). */
+  /**
+   * The clock of the controllers that keep wall time (BroadcastJob deadlines and TTLs, AdvancedCronJob
+   * schedules), epoch ms; `Date.now` by default.
+   */
   now?: () => number;
 }

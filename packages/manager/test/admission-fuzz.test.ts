@@ -291,6 +291,56 @@ const broadcastJobSpec = fc.record(
   },
   { requiredKeys: [] },
 );
+const advancedCronJobSpec = fc.record(
+  {
+    schedule: maybe(
+      fc.constantFrom(
+        '*/5 * * * *',
+        '@every 10s',
+        'TZ=UTC',
+        'TZ=Mars/X 0 * * *',
+        '61 * * * *',
+        '',
+        'x y',
+        '@weird',
+      ),
+    ),
+    timeZone: maybe(fc.constantFrom('Asia/Tokyo', 'Local', '', 'Nowhere/Land')),
+    concurrencyPolicy: maybe(fc.constantFrom('Allow', 'Forbid', 'Replace', '')),
+    paused: maybe(fc.boolean()),
+    startingDeadlineSeconds: maybe(fc.integer({ min: -1, max: 100 })),
+    successfulJobsHistoryLimit: maybe(fc.integer({ min: -1, max: 5 })),
+    failedJobsHistoryLimit: maybe(fc.integer({ min: -1, max: 5 })),
+    template: maybe(
+      fc.record(
+        {
+          jobTemplate: maybe(
+            fc.record({ spec: maybe(fc.record({ template: maybe(podTemplate) }, { requiredKeys: [] })) }),
+          ),
+          broadcastJobTemplate: maybe(fc.record({ spec: maybe(broadcastJobSpec) }, { requiredKeys: [] })),
+          imageListPullJobTemplate: maybe(
+            fc.record(
+              {
+                spec: maybe(
+                  fc.record(
+                    {
+                      images: maybe(fc.constantFrom(['nginx:1'], [], ['a', 'a'], ['Bad Image'])),
+                      completionPolicy: maybe(completionPolicy),
+                    },
+                    { requiredKeys: [] },
+                  ),
+                ),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
 const daemonSetSpec = fc.record(
   {
     selector: maybe(selector),
@@ -517,6 +567,7 @@ const specs: Record<string, fc.Arbitrary<unknown>> = {
   ContainerRecreateRequest: crrSpec,
   CloneSet: cloneSetSpec,
   BroadcastJob: broadcastJobSpec,
+  AdvancedCronJob: advancedCronJobSpec,
   DaemonSet: daemonSetSpec,
 };
 /** Objects with a resourceVersion, so updates reach past the metadata rules. */

@@ -1,6 +1,7 @@
 import { ACCESS_REVIEW_RESOURCES } from './builtins/access-reviews.ts';
 import { API_EXTENSION_RESOURCES } from './builtins/api-extensions.ts';
 import { APPS_RESOURCES } from './builtins/apps.ts';
+import { BATCH_RESOURCES } from './builtins/batch.ts';
 import { COORDINATION_RESOURCES } from './builtins/coordination.ts';
 import { CORE_RESOURCES } from './builtins/core.ts';
 import { EVENT_RESOURCES } from './builtins/events.ts';
@@ -15,6 +16,7 @@ const BUILTIN_RESOURCES: ResourceType[] = [
   ...CORE_STORAGE_RESOURCES,
   ...EVENT_RESOURCES,
   ...APPS_RESOURCES,
+  ...BATCH_RESOURCES,
   ...POLICY_RESOURCES,
   ...STORAGE_RESOURCES,
   ...COORDINATION_RESOURCES,

@@ -1,6 +1,8 @@
 import type { FeatureGates } from '@kruise/api';
 import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { mutateAdvancedCronJob } from './advancedcronjob/mutating.ts';
+import { validateAdvancedCronJob } from './advancedcronjob/validating.ts';
 import { mutateBroadcastJob } from './broadcastjob/mutating.ts';
 import { validateBroadcastJob } from './broadcastjob/validating.ts';
 import { mutateCloneSet } from './cloneset/mutating.ts';
@@ -49,8 +51,8 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
 
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's and the pod pipeline (gate
- * PodWebhook).
+ * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's, AdvancedCronJob's and the pod
+ * pipeline (gate PodWebhook).
  */
 export function webhookRoutes(
   gates: FeatureGates,
@@ -175,6 +177,22 @@ export function webhookRoutes(
       path: '/validate-apps-kruise-io-broadcastjob',
       versions: ['v1alpha1', 'v1beta1'],
       handler: validateBroadcastJob,
+    },
+    {
+      kind: 'AdvancedCronJob',
+      plural: 'advancedcronjobs',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-advancedcronjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateAdvancedCronJob(gates),
+    },
+    {
+      kind: 'AdvancedCronJob',
+      plural: 'advancedcronjobs',
+      mutating: false,
+      path: '/validate-apps-kruise-io-advancedcronjob',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: validateAdvancedCronJob,
     },
     ...(gates.enabled('PodWebhook')
       ? [

@@ -37,6 +37,7 @@ export const Resources = {
     false,
   ),
   ControllerRevision: ref('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true),
+  Job: ref('batch', 'v1', 'jobs', 'Job', true),
   PersistentVolumeClaim: ref('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true),
   PersistentVolume: ref('', 'v1', 'persistentvolumes', 'PersistentVolume', false),
   StorageClass: ref('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false),

@@ -10,7 +10,7 @@ const n = (v: unknown) => (typeof v === 'number' ? v : 0);
 const containers = (o: KubeObject): any[] => o.spec?.template?.spec?.containers ?? [];
 
 /** The wide CONTAINERS and IMAGES columns of workloads. */
-const TEMPLATE_COLUMNS = [
+export const TEMPLATE_COLUMNS = [
   wideColumn('Containers', (o) =>
     containers(o)
       .map((c) => c.name)
@@ -24,7 +24,7 @@ const TEMPLATE_COLUMNS = [
 ];
 
 /** The defaults of a workload's pod template (the pod spec's). */
-function defaultTemplate(o: KubeObject): void {
+export function defaultTemplate(o: KubeObject): void {
   const template = o.spec?.template;
   if (template && typeof template === 'object') {
     template.spec ??= {};

@@ -1,4 +1,5 @@
 import { ConverterRegistry } from '@kruise/runtime';
+import { advancedCronJobConversion } from './advancedcronjob.ts';
 import { broadcastJobConversion } from './broadcastjob.ts';
 import { daemonSetConversion } from './daemonset.ts';
 import { statefulSetConversion } from './statefulset.ts';
@@ -12,5 +13,6 @@ export function kruiseConversions(): ConverterRegistry {
   return new ConverterRegistry()
     .register(statefulSetConversion)
     .register(daemonSetConversion)
-    .register(broadcastJobConversion);
+    .register(broadcastJobConversion)
+    .register(advancedCronJobConversion);
 }

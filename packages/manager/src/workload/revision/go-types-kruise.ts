@@ -67,4 +67,25 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   BroadcastJobStatus:
     'conditions:[]JobCondition startTime:*t completionTime:*t active:i! succeeded:i! failed:i! desired:i! phase:s!',
   JobCondition: 'type:s! status:s! lastProbeTime:t lastTransitionTime:t reason:s message:s',
+  // AdvancedCronJob (apps.kruise.io v1beta1; v1alpha1 has no imageListPullJobTemplate) and the
+  // job templates it holds: batch/v1 JobTemplateSpec, BroadcastJob's and ImageListPullJob's.
+  AdvancedCronJob: '...TypeMeta metadata:ObjectMeta spec:AdvancedCronJobSpec status:raw',
+  AdvancedCronJobV1alpha1: '...TypeMeta metadata:ObjectMeta spec:AdvancedCronJobSpecV1alpha1 status:raw',
+  AdvancedCronJobSpec:
+    'schedule:s! timeZone:*s startingDeadlineSeconds:*i concurrencyPolicy:s paused:*b successfulJobsHistoryLimit:*i failedJobsHistoryLimit:*i template:CronJobTemplate!',
+  AdvancedCronJobSpecV1alpha1:
+    'schedule:s! timeZone:*s startingDeadlineSeconds:*i concurrencyPolicy:s paused:*b successfulJobsHistoryLimit:*i failedJobsHistoryLimit:*i template:CronJobTemplateV1alpha1!',
+  CronJobTemplate:
+    'jobTemplate:*JobTemplateSpec broadcastJobTemplate:*BroadcastJobTemplateSpec imageListPullJobTemplate:*ImageListPullJobTemplateSpec',
+  CronJobTemplateV1alpha1: 'jobTemplate:*JobTemplateSpec broadcastJobTemplate:*BroadcastJobTemplateSpec',
+  JobTemplateSpec: 'metadata:ObjectMeta spec:JobSpec',
+  JobSpec:
+    'parallelism:*i completions:*i activeDeadlineSeconds:*i podFailurePolicy:*raw successPolicy:*raw backoffLimit:*i backoffLimitPerIndex:*i maxFailedIndexes:*i selector:*LabelSelector manualSelector:*b template:PodTemplateSpec! ttlSecondsAfterFinished:*i completionMode:*s suspend:*b podReplacementPolicy:*s managedBy:*s',
+  // (Their metadata is kept as sent: the CRD prunes it, an embedded ObjectMeta without properties.)
+  BroadcastJobTemplateSpec: 'metadata:raw spec:BroadcastJobSpec',
+  ImageListPullJobTemplateSpec: 'metadata:raw spec:ImageListPullJobSpec',
+  // (ImagePullJob's CompletionPolicy has BroadcastJob's fields.)
+  ImageListPullJobSpec:
+    'images:[]s! pullSecrets:[]s selector:*raw podSelector:*raw parallelism:*ios pullPolicy:*ImagePullJobPullPolicy completionPolicy:BroadcastJobCompletionPolicy! sandboxConfig:*raw imagePullPolicy:s',
+  ImagePullJobPullPolicy: 'timeoutSeconds:*i backoffLimit:*i',
 };
