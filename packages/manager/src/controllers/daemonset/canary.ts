@@ -3,9 +3,11 @@ import { labelSelectorMatches } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { templateFromRevision } from '../../workload/inplaceupdate/calculate.ts';
+import { hasInPlaceUpdateGate } from '../../workload/inplaceupdate/readiness.ts';
+import type { RequeueAfter } from '../cloneset/context.ts';
 import { DAEMONSET_HASH_LABEL } from './context.ts';
-import { placementOn } from './placement.ts';
-import { revisionHash } from './rolling-update.ts';
+import { isPreDeleting, placementOn, updatedPodsOnNode } from './placement.ts';
+import { inPlaceOptions, type RollingUpdate, revisionHash } from './rolling-update.ts';
 
 /**
  * A canary by node labels (`rollingUpdate.selector`): the nodes it does not pick keep the revision
@@ -61,4 +63,52 @@ export function stableTarget(
     )[0];
   if (!revision) return undefined;
   return { revision, hash: revisionHash(revision), template: templateFromRevision(revision), picks };
+}
+
+/**
+ * Rolls the pods of nodes a canary no longer picks (their label removed) back from the update
+ * revision to the stable one, within maxUnavailable: in place where the strategy and the change
+ * allow it, else by deleting them (the manage pass recreates them at the stable revision). Returns
+ * whether it touched a pod. Only without surge (a surging node keeps old and new side by side).
+ */
+export async function rollBackCanary(
+  rolling: RollingUpdate,
+  ds: DaemonSet,
+  nodes: Node[],
+  byNode: Map<string, Pod[]>,
+  current: ControllerRevision,
+  stable: StableTarget,
+  maxUnavailable: number,
+  available: (p: Pod) => boolean,
+  requeue: RequeueAfter,
+): Promise<boolean> {
+  const hash = revisionHash(current);
+  let unavailable = 0;
+  const back: Pod[] = [];
+  for (const node of [...nodes].sort((a, b) =>
+    (a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? 1 : -1,
+  )) {
+    const name = node.metadata?.name ?? '';
+    if (!placementOn(node, ds).shouldRun) continue;
+    const pods = updatedPodsOnNode(ds, byNode.get(name), hash);
+    const live = [pods?.newPod, pods?.oldPod].filter((p): p is Pod => p !== undefined);
+    if (!live.some((p) => available(p) && !isPreDeleting(p))) unavailable++;
+    else if (!stable.picks(name) && pods?.newPod && !pods.oldPod) back.push(pods.newPod);
+  }
+  const chosen = back.slice(0, Math.max(maxUnavailable - unavailable, 0));
+  if (!chosen.length) return false;
+  const opts = inPlaceOptions(rolling.d);
+  const inPlace =
+    ds.spec?.updateStrategy?.rollingUpdate?.rollingUpdateType === 'InPlaceIfPossible' &&
+    rolling.controls.inPlace.canUpdateInPlace(current, stable.revision, opts);
+  const recreate: Pod[] = [];
+  for (const pod of chosen) {
+    if (!inPlace || !hasInPlaceUpdateGate(pod)) {
+      recreate.push(pod);
+      continue;
+    }
+    if (!(await rolling.updateInPlace(ds, pod, current, stable.revision, requeue))) recreate.push(pod);
+  }
+  if (recreate.length) await rolling.pods.sync(ds, recreate, [], hash, stable);
+  return true;
 }

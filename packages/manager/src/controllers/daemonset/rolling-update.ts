@@ -8,7 +8,7 @@ import type { PodControls } from '../../workload/pod-controls.ts';
 import { isPodAvailable } from '../../workload/pod-state.ts';
 import { defaultRevisionAdapter } from '../../workload/revision/pod-revision.ts';
 import type { RequeueAfter } from '../cloneset/context.ts';
-import type { StableTarget } from './canary.ts';
+import { rollBackCanary, type StableTarget } from './canary.ts';
 import { DAEMONSET_HASH_LABEL, type DaemonSetDeps } from './context.ts';
 import {
   burstReplicas,
@@ -80,9 +80,9 @@ export function nodesToUpdate(
  * (at once where the old one is unavailable) and an old pod goes once its new one is available.
  */
 export class RollingUpdate {
-  private readonly d: DaemonSetDeps;
-  private readonly controls: PodControls;
-  private readonly pods: PodSync;
+  readonly d: DaemonSetDeps;
+  readonly controls: PodControls;
+  readonly pods: PodSync;
 
   constructor(d: DaemonSetDeps, controls: PodControls, pods: PodSync) {
     this.d = d;
@@ -112,7 +112,7 @@ export class RollingUpdate {
     if (
       maxSurge === 0 &&
       stable &&
-      (await this.rollBack(ds, nodes, byNode, current, stable, maxUnavailable, available, requeue))
+      (await rollBackCanary(this, ds, nodes, byNode, current, stable, maxUnavailable, available, requeue))
     )
       return;
     if (maxSurge === 0) {
@@ -163,51 +163,19 @@ export class RollingUpdate {
   }
 
   /**
-   * Rolls the pods of nodes a canary no longer picks (their label removed) back from the update
-   * revision to the stable one, within maxUnavailable: in place where the strategy and the change
-   * allow it, else by deleting them (the manage pass recreates them at the stable revision). Returns
-   * whether it touched a pod. Only without surge (a surging node keeps old and new side by side).
+   * Updates one pod in place from revision `from` to `to` (the update revision, or a canary's stable
+   * one), with upstream's events; false when the change cannot be made in place.
    */
-  private async rollBack(
+  async updateInPlace(
     ds: DaemonSet,
-    nodes: Node[],
-    byNode: Map<string, Pod[]>,
-    current: ControllerRevision,
-    stable: StableTarget,
-    maxUnavailable: number,
-    available: (p: Pod) => boolean,
+    pod: Pod,
+    from: ControllerRevision | undefined,
+    to: ControllerRevision,
     requeue: RequeueAfter,
   ): Promise<boolean> {
-    const hash = revisionHash(current);
-    let unavailable = 0;
-    const back: Pod[] = [];
-    for (const node of [...nodes].sort((a, b) =>
-      (a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? 1 : -1,
-    )) {
-      const name = node.metadata?.name ?? '';
-      if (!placementOn(node, ds).shouldRun) continue;
-      const pods = updatedPodsOnNode(ds, byNode.get(name), hash);
-      const live = [pods?.newPod, pods?.oldPod].filter((p): p is Pod => p !== undefined);
-      if (!live.some((p) => available(p) && !isPreDeleting(p))) unavailable++;
-      else if (!stable.picks(name) && pods?.newPod && !pods.oldPod) back.push(pods.newPod);
-    }
-    const chosen = back.slice(0, Math.max(maxUnavailable - unavailable, 0));
-    if (!chosen.length) return false;
-    const opts = inPlaceOptions(this.d);
-    const inPlace =
-      ds.spec?.updateStrategy?.rollingUpdate?.rollingUpdateType === 'InPlaceIfPossible' &&
-      this.controls.inPlace.canUpdateInPlace(current, stable.revision, opts);
-    const recreate: Pod[] = [];
-    for (const pod of chosen) {
-      if (!inPlace || !hasInPlaceUpdateGate(pod)) {
-        recreate.push(pod);
-        continue;
-      }
-      const res = await this.controls.inPlace.update(pod, current, stable.revision, opts);
-      if (!res.inPlace) {
-        recreate.push(pod);
-        continue;
-      }
+    try {
+      const res = await this.controls.inPlace.update(pod, from, to, inPlaceOptions(this.d));
+      if (!res.inPlace) return false;
       this.d.event(
         ds,
         'Normal',
@@ -219,9 +187,16 @@ export class RollingUpdate {
           metadata: { ...pod.metadata, resourceVersion: res.newResourceVersion },
         } as Pod);
       requeue.push(res.delayMs);
+      return true;
+    } catch (err) {
+      this.d.event(
+        ds,
+        'Warning',
+        'FailedUpdatePodInPlace',
+        `failed to update pod ${pod.metadata?.name} in-place(revision ${to.metadata?.name}): ${(err as Error)?.message ?? err}`,
+      );
+      throw err;
     }
-    if (recreate.length) await this.pods.sync(ds, recreate, [], hash, stable);
-    return true;
   }
 
   /**
@@ -252,34 +227,8 @@ export class RollingUpdate {
     await Promise.all(
       updatable.slice(0, burstReplicas(ds)).map(async (pod) => {
         try {
-          const res = await this.controls.inPlace.update(pod, oldRevisionOf(pod), current, opts);
-          if (!res.inPlace) {
-            recreate.push(pod);
-            return;
-          }
-          this.d.event(
-            ds,
-            'Normal',
-            'SuccessfulUpdatePodInPlace',
-            `successfully update pod ${pod.metadata?.name} in-place`,
-          );
-          if (res.newResourceVersion)
-            this.d.resourceVersionExpectations.expect({
-              metadata: {
-                uid: pod.metadata?.uid,
-                namespace: pod.metadata?.namespace,
-                name: pod.metadata?.name,
-                resourceVersion: res.newResourceVersion,
-              },
-            } as Pod);
-          requeue.push(res.delayMs);
+          if (!(await this.updateInPlace(ds, pod, oldRevisionOf(pod), current, requeue))) recreate.push(pod);
         } catch (err) {
-          this.d.event(
-            ds,
-            'Warning',
-            'FailedUpdatePodInPlace',
-            `failed to update pod ${pod.metadata?.name} in-place(revision ${current.metadata?.name}): ${(err as Error)?.message ?? err}`,
-          );
           errors.push(err);
         }
       }),
