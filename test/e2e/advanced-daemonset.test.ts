@@ -163,7 +163,6 @@ describe('Advanced DaemonSet on three local nodes', () => {
       },
     );
     expect(Math.max(...unavailable)).toBeLessThanOrEqual(1);
-    expect(Math.max(...unavailable)).toBe(1);
     const after = await pods('agent');
     expect(after.map((p) => p.metadata?.uid).sort()).toEqual(uids);
     for (const p of after) expect(p.status?.containerStatuses?.[0]?.restartCount).toBe(1);

@@ -4,6 +4,11 @@ export interface LabelSelectorFields {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
+/** Whether a selector has no terms (`{}`: as a selector, everything; as a workload's, refused). */
+export function labelSelectorIsEmpty(selector: LabelSelectorFields | undefined | null): boolean {
+  return !Object.keys(selector?.matchLabels ?? {}).length && !selector?.matchExpressions?.length;
+}
+
 /** Whether labels satisfy a metav1.LabelSelector (`matchLabels` and `matchExpressions`). */
 export function labelSelectorMatches(
   selector: LabelSelectorFields | undefined,

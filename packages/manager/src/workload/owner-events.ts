@@ -57,9 +57,11 @@ export interface PodExpectationEvents {
 }
 
 /**
- * Upstream's pod event handler of a workload controller (CloneSet, Advanced StatefulSet): a pod
- * being deleted counts as deleted; a pod created while its owner expected nothing (the cache filling
- * at start-up) queues the owner after a per-owner backoff instead of at once.
+ * Upstream's pod event handler of a workload controller (CloneSet, Advanced StatefulSet, Advanced
+ * DaemonSet): a pod being deleted counts as deleted — once, however many updates of it follow before
+ * it is gone (a deletion expected by count must not be taken for another pod's); a pod created while
+ * its owner expected nothing (the cache filling at start-up) queues the owner after a per-owner
+ * backoff instead of at once.
  */
 export function podExpectationEvents(deps: {
   ownerOf: (o: KubeObject) => Request | undefined;
@@ -69,16 +71,26 @@ export function podExpectationEvents(deps: {
 }): PodExpectationEvents {
   const { ownerOf, scale, rv, queue } = deps;
   const initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
-  const deleted = (o: KubeObject): Request | undefined => {
+  // pods whose deletion was counted while they terminate (upstream's deletionUIDCache): each
+  // deletion is counted once, however many updates of the terminating pod and its removal follow
+  const counted = new Set<string>();
+  const observe = (o: KubeObject, gone: boolean): Request | undefined => {
     rv.delete(o);
     const req = ownerOf(o);
-    if (req) scale.deletionObserved(requestKey(req), o.metadata?.name);
+    if (!req) return undefined;
+    const owner = requestKey(req);
+    const key = `${owner}|${o.metadata?.uid ?? o.metadata?.name}`;
+    if (!counted.has(key)) scale.deletionObserved(owner, o.metadata?.name);
+    if (gone) counted.delete(key);
+    else counted.add(key);
     return req;
   };
+  const deleted = (o: KubeObject) => observe(o, true);
+  const terminating = (o: KubeObject) => observe(o, false);
   return {
     deleted,
     created: (o) => {
-      if (o.metadata?.deletionTimestamp) return deleted(o);
+      if (o.metadata?.deletionTimestamp) return terminating(o);
       const req = ownerOf(o);
       if (!req) return undefined;
       const key = requestKey(req);
@@ -92,8 +104,8 @@ export function podExpectationEvents(deps: {
       return undefined;
     },
     deleting: (o, p) => {
-      const now = deleted(p);
-      const before = changed(o.metadata?.labels, p.metadata?.labels) ? deleted(o) : undefined;
+      const now = terminating(p);
+      const before = changed(o.metadata?.labels, p.metadata?.labels) ? terminating(o) : undefined;
       return [now, before].filter((r): r is Request => r !== undefined);
     },
   };

@@ -236,4 +236,74 @@ describe('Advanced DaemonSet rolling update', () => {
         : undefined,
     );
   });
+
+  it('treats an empty rollingUpdate.selector as every node', async () => {
+    await create(
+      daemonSet('all-nodes', {
+        template: template('all-nodes', 'busybox:v1', true),
+        ...rolling({ rollingUpdateType: 'InPlaceIfPossible', selector: {} }),
+      }),
+    );
+    await allAvailable('all-nodes');
+    await setImage('all-nodes', 'busybox:v2');
+    await runUntil(env.client, 'all-nodes', (pods, ds) =>
+      ds.status?.updatedNumberScheduled === NODES.length && pods.every(ready) && pods.length === NODES.length
+        ? pods
+        : undefined,
+    );
+  });
+
+  it('rolls back only the canaries: a node updated before the selector was set keeps its revision', async () => {
+    await create(
+      daemonSet('late-canary', {
+        template: template('late-canary', 'busybox:v1', true),
+        ...rolling({ rollingUpdateType: 'InPlaceIfPossible', partition: 2 }),
+      }),
+    );
+    await allAvailable('late-canary');
+    await setImage('late-canary', 'busybox:v2');
+    // nodes update from the last name: n4 and n3, while the partition keeps n1 and n2
+    const first = await runUntil(env.client, 'late-canary', (pods, ds) =>
+      ds.status?.updatedNumberScheduled === 2 && pods.every(ready) ? byNode(pods) : undefined,
+    );
+    expect([imageOf(first.n3!), imageOf(first.n4!)]).toEqual(['busybox:v2', 'busybox:v2']);
+    // a canary on canary=true (n1, n3) without the partition: n1 updates, n4 (not picked, updated
+    // before the canary) stays, n2 stays at the stable revision
+    await patchRolling('late-canary', { partition: null, selector: { matchLabels: { canary: 'true' } } });
+    const after = await runUntil(env.client, 'late-canary', (pods, ds) =>
+      ds.status?.updatedNumberScheduled === 3 && pods.every(ready) ? byNode(pods) : undefined,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const settled = byNode(await podsOf(env.client, 'late-canary'));
+    expect(Object.fromEntries(Object.entries(settled).map(([n, p]) => [n, imageOf(p)]))).toEqual({
+      n1: 'busybox:v2',
+      n2: 'busybox:v1',
+      n3: 'busybox:v2',
+      n4: 'busybox:v2',
+    });
+    expect(settled.n4!.metadata?.uid).toBe(after.n4!.metadata?.uid);
+  });
+
+  it('recreates a deleted pod of an OnDelete DaemonSet at the new revision, a leftover selector notwithstanding', async () => {
+    await create(
+      daemonSet('on-delete', {
+        template: template('on-delete', 'busybox:v1'),
+        updateStrategy: {
+          type: 'OnDelete',
+          rollingUpdate: { selector: { matchLabels: { canary: 'true' } } },
+        },
+      }),
+    );
+    await allAvailable('on-delete');
+    await setImage('on-delete', 'busybox:v2');
+    const n2 = byNode(await podsOf(env.client, 'on-delete')).n2!;
+    await env.client.delete(Resources.Pod, 'default', n2.metadata!.name!, { gracePeriodSeconds: 0 });
+    const pods = await runUntil(env.client, 'on-delete', (pods) =>
+      pods.length === NODES.length && pods.every(ready) && byNode(pods).n2?.metadata?.uid !== n2.metadata?.uid
+        ? pods
+        : undefined,
+    );
+    expect(imageOf(byNode(pods).n2!)).toBe('busybox:v2');
+    expect(imageOf(byNode(pods).n1!)).toBe('busybox:v1');
+  });
 });

@@ -12,6 +12,7 @@ import {
   type Request,
   requestKey,
 } from '@kruise/runtime';
+import { stableJson } from '../imagelistpulljob/hash.ts';
 import { runsBeyondLimit } from './history.ts';
 import { type CronJobKind, templateKindOf } from './job-kinds.ts';
 import { runObject, runReference, scheduledTimeOf } from './run-object.ts';
@@ -144,7 +145,8 @@ export class AdvancedCronJobReconciler {
 
   /** Writes the status when it changed (a conflict is retried by the queue, from a fresher cache). */
   private async writeStatus(acj: AdvancedCronJob & KubeObject, status: AdvancedCronJobStatus): Promise<void> {
-    if (JSON.stringify(status) === JSON.stringify(acj.status ?? {})) return;
+    // compared key-order independently: the API may return the fields in another order
+    if (stableJson(status) === stableJson(acj.status ?? {})) return;
     try {
       await this.d.client.updateStatus(KruiseResources.AdvancedCronJob, { ...acj, status });
     } catch (err) {

@@ -1,5 +1,5 @@
-import type { DaemonSet } from '@kruise/api';
-import { labelSelectorMatches } from '@kruise/kube-compat';
+import type { DaemonSet, LabelSelector } from '@kruise/api';
+import { labelSelectorIsEmpty, labelSelectorMatches } from '@kruise/kube-compat';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { templateFromRevision } from '../../workload/inplaceupdate/calculate.ts';
@@ -22,19 +22,39 @@ export interface StableTarget {
   picks(node: string): boolean;
 }
 
-/** Whether the selector picks a node (NodeShouldUpdateBySelector): a non-empty selector that matches its labels. */
-export function selectorPicks(ds: DaemonSet, labels: Record<string, string> | undefined): boolean {
+/**
+ * Annotation on a pod that got the update revision as a canary (its node picked by the selector):
+ * its value is that revision's hash. Only such a pod is rolled back when its node leaves the canary.
+ */
+export const CANARY_ANNOTATION = 'apps.kruise.io/daemonset-canary-revision';
+
+/** The rolling update's node selector, when it is a canary: a RollingUpdate with a non-empty selector. */
+export function canarySelector(ds: DaemonSet): LabelSelector | undefined {
   const strategy = ds.spec?.updateStrategy;
   const selector = strategy?.rollingUpdate?.selector;
-  if ((strategy?.type ?? 'RollingUpdate') !== 'RollingUpdate' || !selector) return false;
-  const empty = !Object.keys(selector.matchLabels ?? {}).length && !selector.matchExpressions?.length;
-  return !empty && labelSelectorMatches(selector, labels);
+  if ((strategy?.type ?? 'RollingUpdate') !== 'RollingUpdate' || labelSelectorIsEmpty(selector))
+    return undefined;
+  return selector;
+}
+
+/** Whether the selector picks a node (NodeShouldUpdateBySelector): a non-empty selector that matches its labels. */
+export function selectorPicks(ds: DaemonSet, labels: Record<string, string> | undefined): boolean {
+  const selector = canarySelector(ds);
+  return selector !== undefined && labelSelectorMatches(selector, labels);
+}
+
+/** Marks a pod (a template, or a pod being updated in place) as a canary of the revision `hash`. */
+export function markCanary(obj: { metadata?: { annotations?: Record<string, string> } }, hash: string): void {
+  obj.metadata = {
+    ...obj.metadata,
+    annotations: { ...obj.metadata?.annotations, [CANARY_ANNOTATION]: hash },
+  };
 }
 
 /**
  * The stable revision of a canary rollout: among the nodes the selector does not pick, the old
- * revision most of their pods run (the newest on a tie); undefined without a selector or when they
- * all run the update revision already.
+ * revision most of their pods run (the newest on a tie); undefined without a canary (no selector, an
+ * empty one, or OnDelete) or when those nodes all run the update revision already.
  */
 export function stableTarget(
   ds: DaemonSet,
@@ -43,7 +63,7 @@ export function stableTarget(
   update: ControllerRevision,
   old: ControllerRevision[],
 ): StableTarget | undefined {
-  if (!ds.spec?.updateStrategy?.rollingUpdate?.selector) return undefined;
+  if (!canarySelector(ds)) return undefined;
   const hash = revisionHash(update);
   const labelsOf = new Map(nodes.map((n) => [n.metadata?.name ?? '', n.metadata?.labels]));
   const picks = (node: string) => selectorPicks(ds, labelsOf.get(node));
@@ -66,8 +86,8 @@ export function stableTarget(
 }
 
 /**
- * Rolls the pods of nodes a canary no longer picks (their label removed) back from the update
- * revision to the stable one, within maxUnavailable: in place where the strategy and the change
+ * Rolls the canaries of the update revision (pods marked {@link CANARY_ANNOTATION}) whose node the
+ * selector no longer picks (their label removed) back to the stable revision, within maxUnavailable: in place where the strategy and the change
  * allow it, else by deleting them (the manage pass recreates them at the stable revision). Returns
  * whether it touched a pod. Only without surge (a surging node keeps old and new side by side).
  */
@@ -93,7 +113,13 @@ export async function rollBackCanary(
     const pods = updatedPodsOnNode(ds, byNode.get(name), hash);
     const live = [pods?.newPod, pods?.oldPod].filter((p): p is Pod => p !== undefined);
     if (!live.some((p) => available(p) && !isPreDeleting(p))) unavailable++;
-    else if (!stable.picks(name) && pods?.newPod && !pods.oldPod) back.push(pods.newPod);
+    else if (
+      !stable.picks(name) &&
+      pods?.newPod &&
+      !pods.oldPod &&
+      pods.newPod.metadata?.annotations?.[CANARY_ANNOTATION] === hash
+    )
+      back.push(pods.newPod);
   }
   const chosen = back.slice(0, Math.max(maxUnavailable - unavailable, 0));
   if (!chosen.length) return false;
@@ -107,7 +133,11 @@ export async function rollBackCanary(
       recreate.push(pod);
       continue;
     }
-    if (!(await rolling.updateInPlace(ds, pod, current, stable.revision, requeue))) recreate.push(pod);
+    const unmark = (p: Pod) => {
+      if (p.metadata?.annotations) delete p.metadata.annotations[CANARY_ANNOTATION];
+    };
+    if (!(await rolling.updateInPlace(ds, pod, current, stable.revision, requeue, unmark)))
+      recreate.push(pod);
   }
   if (recreate.length) await rolling.pods.sync(ds, recreate, [], hash, stable);
   return true;

@@ -2,6 +2,7 @@ import { type DaemonSet, type ImagePullJob, KruiseResources } from '@kruise/api'
 import {
   Backoff,
   kubeletContainerHash,
+  labelSelectorIsEmpty,
   labelSelectorMatches,
   nodeUpdateIgnorable,
 } from '@kruise/kube-compat';
@@ -124,8 +125,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     (daemonSets.byIndex(NAMESPACE, pod.metadata?.namespace ?? '') as DaemonSet[])
       .filter((ds) => {
         const s = ds.spec?.selector;
-        const empty = !Object.keys(s?.matchLabels ?? {}).length && !s?.matchExpressions?.length;
-        return !empty && labelSelectorMatches(s, pod.metadata?.labels);
+        return !labelSelectorIsEmpty(s) && labelSelectorMatches(s, pod.metadata?.labels);
       })
       .map((ds) => requestOf(ds as KubeObject));
   const events = podExpectationEvents({ ownerOf: daemonSetOf, scale, rv, queue: builder.controller.queue });

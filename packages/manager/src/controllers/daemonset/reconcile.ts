@@ -1,5 +1,5 @@
 import type { DaemonSet, DaemonSetStatus } from '@kruise/api';
-import { labelSelectorMatches } from '@kruise/kube-compat';
+import { labelSelectorIsEmpty, labelSelectorMatches } from '@kruise/kube-compat';
 import type { Logger } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
@@ -26,10 +26,6 @@ import { cleanupHistory, constructHistory, type DaemonSetRevisions } from './rev
 import { inPlaceOptions, RollingUpdate, revisionHash } from './rolling-update.ts';
 import { daemonSetCounts, storeStatus } from './status.ts';
 import { PodSync } from './sync-nodes.ts';
-
-const hasTerms = (
-  s: DaemonSet['spec'] extends infer S ? (S extends { selector: infer L } ? L : never) : never,
-) => Object.keys(s?.matchLabels ?? {}).length + (s?.matchExpressions?.length ?? 0) > 0;
 
 /**
  * The Advanced DaemonSet reconcile (upstream's syncDaemonSet): claims its pods, resolves the
@@ -61,7 +57,7 @@ export class DaemonSetReconciler {
     }
     if (ds.metadata?.deletionTimestamp) return {};
     const selector = ds.spec?.selector;
-    if (selector && !hasTerms(selector)) {
+    if (selector && labelSelectorIsEmpty(selector)) {
       this.d.event(
         ds,
         'Warning',

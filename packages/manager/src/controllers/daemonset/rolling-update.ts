@@ -8,7 +8,7 @@ import type { PodControls } from '../../workload/pod-controls.ts';
 import { isPodAvailable } from '../../workload/pod-state.ts';
 import { defaultRevisionAdapter } from '../../workload/revision/pod-revision.ts';
 import type { RequeueAfter } from '../cloneset/context.ts';
-import { rollBackCanary, type StableTarget } from './canary.ts';
+import { markCanary, rollBackCanary, type StableTarget } from './canary.ts';
 import { DAEMONSET_HASH_LABEL, type DaemonSetDeps } from './context.ts';
 import {
   burstReplicas,
@@ -136,8 +136,8 @@ export class RollingUpdate {
       const room = Math.min(Math.max(maxUnavailable - unavailable, 0), candidates.length);
       let toDelete = [...replacements, ...candidates.slice(0, room)];
       if (ds.spec?.updateStrategy?.rollingUpdate?.rollingUpdateType === 'InPlaceIfPossible')
-        toDelete = await this.inPlace(ds, toDelete, current, old, requeue);
-      await this.pods.sync(ds, toDelete, [], hash);
+        toDelete = await this.inPlace(ds, toDelete, current, old, requeue, stable);
+      await this.pods.sync(ds, toDelete, [], hash, stable);
       return;
     }
     let surging = 0;
@@ -159,12 +159,13 @@ export class RollingUpdate {
       else toDelete.push(oldPod!);
     }
     const room = Math.min(Math.max(maxSurge - surging, 0), candidates.length);
-    await this.pods.sync(ds, toDelete, [...allowed, ...candidates.slice(0, room)], hash);
+    await this.pods.sync(ds, toDelete, [...allowed, ...candidates.slice(0, room)], hash, stable);
   }
 
   /**
    * Updates one pod in place from revision `from` to `to` (the update revision, or a canary's stable
-   * one), with upstream's events; false when the change cannot be made in place.
+   * one), with upstream's events; `mark` changes the pod in the same write (a canary's annotation);
+   * false when the change cannot be made in place.
    */
   async updateInPlace(
     ds: DaemonSet,
@@ -172,9 +173,16 @@ export class RollingUpdate {
     from: ControllerRevision | undefined,
     to: ControllerRevision,
     requeue: RequeueAfter,
+    mark?: (pod: Pod) => void,
   ): Promise<boolean> {
     try {
-      const res = await this.controls.inPlace.update(pod, from, to, inPlaceOptions(this.d));
+      const opts = inPlaceOptions(this.d);
+      const res = await this.controls.inPlace.update(
+        pod,
+        from,
+        to,
+        mark ? { ...opts, additional: [mark] } : opts,
+      );
       if (!res.inPlace) return false;
       this.d.event(
         ds,
@@ -210,7 +218,11 @@ export class RollingUpdate {
     current: ControllerRevision,
     old: ControllerRevision[],
     requeue: RequeueAfter,
+    stable: StableTarget | undefined,
   ): Promise<Pod[]> {
+    const hash = revisionHash(current);
+    // during a canary the pods updated are its canaries
+    const mark = stable ? (p: Pod) => markCanary(p, hash) : undefined;
     const opts = inPlaceOptions(this.d);
     const oldRevisionOf = (pod: Pod) =>
       old.find((r) => revisionHash(r) === pod.metadata?.labels?.[DAEMONSET_HASH_LABEL]);
@@ -227,7 +239,8 @@ export class RollingUpdate {
     await Promise.all(
       updatable.slice(0, burstReplicas(ds)).map(async (pod) => {
         try {
-          if (!(await this.updateInPlace(ds, pod, oldRevisionOf(pod), current, requeue))) recreate.push(pod);
+          if (!(await this.updateInPlace(ds, pod, oldRevisionOf(pod), current, requeue, mark)))
+            recreate.push(pod);
         } catch (err) {
           errors.push(err);
         }

@@ -8,7 +8,7 @@ import type { PodControls } from '../../workload/pod-controls.ts';
 import { podFromTemplate } from '../../workload/pod-from-template.ts';
 import { controllerRef } from '../../workload/revision/history.ts';
 import { doItSlowly } from '../../workload/slow-start.ts';
-import type { StableTarget } from './canary.ts';
+import { markCanary, type StableTarget } from './canary.ts';
 import {
   DAEMONSET_API_VERSION,
   DAEMONSET_HASH_LABEL,
@@ -116,9 +116,12 @@ export class PodSync {
     if (deletes.length) exp.expectDeletions(key, deletes.length);
     const errors: unknown[] = [];
     const template = daemonPodTemplate(ds, hash);
-    // a node a canary does not pick gets the stable revision's pod
+    // during a canary, a node it does not pick gets the stable revision's pod, one it picks a canary
     const stableTemplate = stable && daemonPodTemplate(ds, stable.hash, stable.template);
-    const templateFor = (node: string) => (stableTemplate && !stable.picks(node) ? stableTemplate : template);
+    const canaryTemplate = stable && structuredClone(template);
+    if (canaryTemplate) markCanary(canaryTemplate, hash);
+    const templateFor = (node: string) =>
+      stable ? (stable.picks(node) ? canaryTemplate! : stableTemplate!) : template;
     const { successes, error } = await doItSlowly(creates.length, async (i) => {
       try {
         await this.create(

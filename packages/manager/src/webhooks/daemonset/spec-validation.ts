@@ -5,7 +5,7 @@ import {
   type RollingUpdateDaemonSet,
   setPodSpecDefaults,
 } from '@kruise/api';
-import { type IntOrString, labelSelectorMatches } from '@kruise/kube-compat';
+import { type IntOrString, labelSelectorIsEmpty, labelSelectorMatches } from '@kruise/kube-compat';
 import type { PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import {
   type FieldError,
@@ -128,9 +128,6 @@ function updateStrategyErrors(spec: DaemonSetSpec, version: DaemonSetVersion): F
   }
 }
 
-const hasTerms = (s: NonNullable<DaemonSetSpec['selector']>) =>
-  Object.keys(s.matchLabels ?? {}).length + (s.matchExpressions?.length ?? 0) > 0;
-
 function selectorErrors(spec: DaemonSetSpec): FieldError[] {
   const selector = spec.selector ?? undefined;
   const out = labelSelectorFieldErrors(selector, 'spec.selector');
@@ -138,7 +135,7 @@ function selectorErrors(spec: DaemonSetSpec): FieldError[] {
   const labels = spec.template?.metadata?.labels;
   if (
     !labelSelectorError(selector) &&
-    (!selector || (hasTerms(selector) && !labelSelectorMatches(selector, labels)))
+    (!selector || (!labelSelectorIsEmpty(selector) && !labelSelectorMatches(selector, labels)))
   )
     out.push(
       invalid(
@@ -147,7 +144,7 @@ function selectorErrors(spec: DaemonSetSpec): FieldError[] {
         '`selector` does not match template `labels`',
       ),
     );
-  if (selector && !hasTerms(selector))
+  if (selector && labelSelectorIsEmpty(selector))
     out.push(invalid('spec.selector', goLabelSelector(selector), 'empty selector is invalid for daemonset'));
   return out;
 }
