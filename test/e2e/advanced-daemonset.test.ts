@@ -17,8 +17,8 @@ import { LOOP } from './env.ts';
  * kruise-daemon, and kruise-manager as a process: one pod per node, a node that joins later, taints
  * and cordons, NoExecute eviction, image pre-download before a paused update, an in-place image
  * update one node at a time (same pods, never more than one node unavailable, sampled every
- * 100 ms), surge with old and new side by side and never a node without a Ready pod, and
- * rollingUpdate.selector.
+ * 100 ms), surge with old and new side by side and never a node without a Ready pod,
+ * rollingUpdate.selector, partition and paused, the preDelete hook, and a refusal.
  */
 const registry = inject('registry');
 const criStackDir = inject('criStackDir');
@@ -252,6 +252,81 @@ describe('Advanced DaemonSet on three local nodes', () => {
     });
     await settled('warm', (ds, ps) => allOn(3)(ds, ps) && ps.every((p) => imageOf(p) === next));
   }, 180_000);
+
+  it('stops at the partition, holds while paused, goes on when resumed', async () => {
+    await create(
+      daemonSet('staged', {
+        updateStrategy: { rollingUpdate: { rollingUpdateType: 'InPlaceIfPossible', partition: 2 } },
+      }),
+    );
+    await settled('staged', allOn(3));
+    await setImage('staged', 'v2');
+    // nodes update from the last name: ads-3 only
+    const { pods: first } = await settled(
+      'staged',
+      (ds, ps) => ds.status?.updatedNumberScheduled === 1 && ps.every(ready),
+    );
+    expect(first.filter((p) => imageOf(p) === image('v2')).map(nodeOf)).toEqual(['ads-3']);
+    await client.mergePatch(KruiseResources.DaemonSet, 'default', 'staged', {
+      spec: { updateStrategy: { rollingUpdate: { partition: 0, paused: true } } },
+    });
+    await settled('staged', () => true);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await get('staged')).status?.updatedNumberScheduled).toBe(1);
+    await client.mergePatch(KruiseResources.DaemonSet, 'default', 'staged', {
+      spec: { updateStrategy: { rollingUpdate: { paused: false } } },
+    });
+    await settled('staged', (ds, ps) => allOn(3)(ds, ps) && ps.every((p) => imageOf(p) === image('v2')));
+  }, 120_000);
+
+  it('holds a pod the preDelete hook marks until the hook lets it go, then replaces it', async () => {
+    await create(
+      daemonSet(
+        'held',
+        { lifecycle: { preDelete: { labelsHandler: { hold: 'true' } } } },
+        { readinessGates: [] },
+      ),
+    );
+    await client.mergePatch(KruiseResources.DaemonSet, 'default', 'held', {
+      spec: { template: { metadata: { labels: { app: 'held', hold: 'true' } } } },
+    });
+    await settled('held', allOn(3));
+    await setImage('held', 'v2');
+    const isHeld = (p: Pod) => p.metadata?.labels?.['lifecycle.apps.kruise.io/state'] === 'PreparingDelete';
+    const held = await eventually(async () => (await pods('held')).find(isHeld), 60_000, 200);
+    await new Promise((r) => setTimeout(r, 1000));
+    const still = (await pods('held', true)).find((p) => p.metadata?.uid === held.metadata?.uid);
+    expect(still?.metadata?.deletionTimestamp).toBeUndefined();
+    await client.mergePatch(Resources.Pod, 'default', held.metadata!.name!, {
+      metadata: { labels: { hold: null } },
+    });
+    await eventually(
+      async () => {
+        const ps = await pods('held');
+        const there = ps.find((p) => nodeOf(p) === nodeOf(held));
+        return (
+          there &&
+          there.metadata?.uid !== held.metadata?.uid &&
+          imageOf(there) === image('v2') &&
+          ready(there)
+        );
+      },
+      60_000,
+      200,
+    );
+    await client.delete(KruiseResources.DaemonSet, 'default', 'held');
+  }, 120_000);
+
+  it('refuses a bad object in upstream’s words and stores nothing', async () => {
+    const err = await create(
+      daemonSet('bad', { updateStrategy: { rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } } }),
+    ).catch((e) => e);
+    expect(err.code).toBe(500);
+    expect(err.message).toBe(
+      'admission webhook "vdaemonset.kb.io" denied the request: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:0, IntVal:1, StrVal:""}: may not be set when maxUnavailable is non-zero',
+    );
+    expect(await get('bad').catch((e) => e.code)).toBe(404);
+  });
 
   it('keeps a tainted node without a pod, runs on a cordoned one, evicts on NoExecute, and serves a node that joins', async () => {
     await client.mergePatch(Resources.Node, undefined, 'ads-3', {
