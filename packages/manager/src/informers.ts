@@ -17,17 +17,11 @@ function trimContainerStatus(s: ContainerStatus): ContainerStatus {
   } as ContainerStatus;
 }
 
-/**
- * What the CRR webhook reads of a container spec, its launch barrier (launch-priority controller),
- * and its resource requests and restart policy (BroadcastJob's node fit sums the pods on a node).
- */
+/** What the CRR webhook reads of a container spec, and its launch barrier (launch-priority controller). */
 function trimContainer(c: Container): Container {
   const barrier = c?.env?.filter((e) => e?.name === CONTAINER_LAUNCH_BARRIER_ENV);
-  const { requests, limits } = c?.resources ?? {};
   return {
     name: c?.name,
-    ...(requests || limits ? { resources: { requests, limits } } : {}),
-    ...(c?.restartPolicy ? { restartPolicy: c.restartPolicy } : {}),
     ...(c?.ports ? { ports: c.ports } : {}),
     ...(c?.lifecycle?.preStop ? { lifecycle: { preStop: c.lifecycle.preStop } } : {}),
     ...(barrier?.length ? { env: barrier } : {}),
@@ -61,7 +55,7 @@ function withoutBookkeeping(pod: Pod): Pod {
 
 /**
  * The parts of a pod the controllers and the CRR webhook read — labels and node (podSelector
- * jobs), resource requests and overhead (BroadcastJob's node fit), container statuses, conditions and readiness gates (ContainerRecreateRequests), launch
+ * jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests), launch
  * barriers and the launch-priority-completed annotation (container launch priority); pods of
  * Kruise workloads whole but for managedFields (their controllers hash container specs and write
  * whole statuses).
@@ -87,7 +81,6 @@ export function trimPod(pod: Pod): Pod {
       terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds,
       containers: pod.spec?.containers?.map(trimContainer),
       initContainers: pod.spec?.initContainers?.map(trimContainer),
-      ...(pod.spec?.overhead ? { overhead: pod.spec.overhead } : {}),
     } as Pod['spec'],
     status: {
       phase: st.phase,

@@ -1,5 +1,4 @@
 import type { BroadcastJob } from '@kruise/api';
-import { nodeUsage } from '@kruise/kube-compat';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import { placeJob, podsByNode } from '../../src/controllers/broadcastjob/placement.ts';
@@ -131,7 +130,6 @@ describe('placement (upstream getNodesToRunPod)', () => {
       spec: { nodeName, ...extra.spec },
       metadata: { name: `on-${nodeName}`, ...extra.metadata },
     });
-  const empty = () => nodeUsage([]);
 
   it('wants every node that fits; nodes with the job’s pod need none', () => {
     const nodes = [
@@ -143,7 +141,6 @@ describe('placement (upstream getNodesToRunPod)', () => {
       job(),
       nodes,
       podsByNode([jobPod('a')], () => {}),
-      empty,
     );
     expect([...placed.desired.keys()]).toEqual(['a', 'b']);
     expect(placed.rest.map((n) => n.metadata?.name)).toEqual(['b']);
@@ -157,7 +154,6 @@ describe('placement (upstream getNodesToRunPod)', () => {
         job(),
         [evicting],
         podsByNode([jobPod('a')], () => {}),
-        empty,
       ).toDelete,
     ).toHaveLength(1);
     const deleting = jobPod('a', { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } });
@@ -165,35 +161,24 @@ describe('placement (upstream getNodesToRunPod)', () => {
       job(),
       [evicting],
       podsByNode([deleting], () => {}),
-      empty,
     );
     expect(placed.toDelete).toEqual([]);
     expect(placed.desired.has('a')).toBe(true);
   });
 
-  it('fits a new pod next to the pods already on the node; an existing pod against allocatable only', () => {
-    const big = job({
-      template: {
-        spec: {
-          restartPolicy: 'Never',
-          containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1500m' } } }],
+  it('wants a node whose allocatable fits the pod, busy or not (upstream), and none too small for it', () => {
+    const big = (cpu: string) =>
+      job({
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: [{ name: 'c', image: 'i', resources: { requests: { cpu } } }],
+          },
         },
-      },
-    });
-    const busy = () => nodeUsage([{ containers: [{ resources: { requests: { cpu: '1' } } }] }]);
-    expect(placeJob(big, [node('a')], new Map(), busy).desired.size).toBe(0);
-    expect(placeJob(big, [node('a')], new Map(), empty).desired.size).toBe(1);
-    const existing = jobPod('a', {
-      spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1500m' } } }] },
-    });
-    expect(
-      placeJob(
-        big,
-        [node('a')],
-        podsByNode([existing], () => {}),
-        busy,
-      ).desired.get('a'),
-    ).toBe(existing);
+      });
+    // the test node has 2 CPUs allocatable
+    expect(placeJob(big('1500m'), [node('a')], new Map()).desired.size).toBe(1);
+    expect(placeJob(big('3'), [node('a')], new Map()).desired.size).toBe(0);
   });
 
   it('tells of a second pod on one node', () => {

@@ -1,5 +1,5 @@
 import { type BroadcastJob, KruiseResources } from '@kruise/api';
-import { type NodeUsage, nodeUpdateIgnorable, nodeUsage } from '@kruise/kube-compat';
+import { nodeUpdateIgnorable } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,
   type Informer,
@@ -28,13 +28,9 @@ import { isJobFinished } from './status.ts';
 /** The controller's name (metrics, logs, expectations). */
 export const NAME = 'broadcastjob';
 const OWNER_UID = 'ownerUid';
-const NODE_NAME = 'nodeName';
 
 /** The BroadcastJob a controller reference names (group apps.kruise.io, kind BroadcastJob). */
 const jobOf = ownerRequest('BroadcastJob');
-
-/** Whether a pod still holds its node's resources (bound, not finished). */
-const holdsNode = (p: Pod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
 
 /**
  * Adds the BroadcastJob controller (upstream's broadcastjob-controller): jobs queue themselves (not
@@ -48,17 +44,13 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   const pods = trimmedPods(manager) as unknown as Informer<KubeObject>;
   const nodes = trimmedNodes(manager) as unknown as Informer<KubeObject>;
   pods.addIndex(OWNER_UID, ownerUids);
-  pods.addIndex(NODE_NAME, (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
   const scale = new ScaleExpectations(manager.expectationsOptions(NAME, flags.expectationTimeoutMs));
   const recorder = manager.eventRecorder('broadcastjob-controller');
-  const usageOf = (nodeName: string): NodeUsage =>
-    nodeUsage((pods.byIndex(NODE_NAME, nodeName) as unknown as Pod[]).filter(holdsNode).map((p) => p.spec));
   const reconciler = new BroadcastJobReconciler({
     client: manager.client,
     job: (key) => jobs.get(key),
     ownedPods: (uid) => pods.byIndex(OWNER_UID, uid) as unknown as Pod[],
     nodes: () => nodes.list() as unknown as Node[],
-    usageOf,
     scale,
     event: (job, type, reason, message) => recorder.event(job as KubeObject, type, reason, message),
     now: tuning.now ?? Date.now,
@@ -85,20 +77,6 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       .filter((j) => !isJobFinished(j) && fits(j))
       .map(requestOf);
   const fitsNode = (job: BroadcastJob, node: KubeObject) => jobNodeFit(job, node as Node).length === 0;
-  const hasPodOn = (job: BroadcastJob, nodeName: string) =>
-    (pods.byIndex(OWNER_UID, job.metadata?.uid ?? '') as unknown as Pod[]).some(
-      (p) => assignedNode(p) === nodeName,
-    );
-  /**
-   * A pod that no longer holds its node's resources (gone, or finished): the unfinished jobs that
-   * would fit the node but have no pod there, since the room it frees may be what they lacked.
-   */
-  const freed = (p: KubeObject): Request[] => {
-    const nodeName = (p as Pod).spec?.nodeName;
-    const n = nodeName ? nodes.get(nodeName) : undefined;
-    return n && nodeName ? jobsFor((j) => fitsNode(j, n) && !hasPodOn(j, nodeName)) : [];
-  };
-  const finished = (p: KubeObject) => !holdsNode(p as Pod);
   const some = (...reqs: (Request | Request[] | undefined)[]): Request[] =>
     reqs.flat().filter((r): r is Request => r !== undefined);
   return builder
@@ -119,9 +97,9 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
         // a pod being deleted counts as deleted (its node's kubelet may never finish it)
         const gone = p.metadata?.deletionTimestamp && !o.metadata?.deletionTimestamp ? podGone(p) : undefined;
         const previous = changed(controllerOf(o), controllerOf(p)) ? jobOf(o) : undefined;
-        return some(jobOf(p), gone, previous, finished(p) && !finished(o) ? freed(p) : undefined);
+        return some(jobOf(p), gone, previous);
       },
-      delete: (p) => some(podGone(p), freed(p)),
+      delete: (p) => some(podGone(p)),
     })
     .watches(nodes, {
       add: (n) => jobsFor((j) => fitsNode(j, n)),

@@ -1,12 +1,5 @@
 import type { BroadcastJob } from '@kruise/api';
-import {
-  type NodeFitNode,
-  type NodeFitPodSpec,
-  type NodeUsage,
-  nodeFitFailures,
-  podRequests,
-  schedulingResources,
-} from '@kruise/kube-compat';
+import { type NodeFitNode, type NodeFitPodSpec, nodeFitFailures } from '@kruise/kube-compat';
 import type { Node, Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 import { assignedNode } from './pods.ts';
 
@@ -24,34 +17,20 @@ export interface JobPlacement {
 const mockSpec = (template: PodSpec | undefined, nodeName: string): NodeFitPodSpec =>
   ({ ...template, nodeName }) as NodeFitPodSpec;
 
-/**
- * Why the job's pod would not fit `node` (empty when it fits). Without `usage` only the node itself
- * is looked at (name, affinity, taints, cordon, allocatable), as upstream checks every node.
- */
-export function jobNodeFit(job: BroadcastJob, node: Node, usage?: NodeUsage): string[] {
-  return nodeFitFailures(
-    mockSpec(job.spec?.template?.spec, node.metadata?.name ?? ''),
-    node as NodeFitNode,
-    usage,
-  );
+/** Why the job's pod would not fit `node` (empty when it fits): name, affinity, taints, cordon, allocatable. */
+export function jobNodeFit(job: BroadcastJob, node: Node): string[] {
+  return nodeFitFailures(mockSpec(job.spec?.template?.spec, node.metadata?.name ?? ''), node as NodeFitNode);
 }
 
 /**
- * The job's placement over `nodes`. A node with a pod of the job keeps it while the pod still fits
- * the node (as upstream: against the node's allocatable, the pod already holding its place); a pod
- * that no longer fits is to be deleted. A node without one is desired when the job's pod would fit
- * it next to the pods already there (`usageOf`: what they request; upstream looks at allocatable
- * alone).
+ * The job's placement over `nodes` (upstream's getNodesToRunPod). A node with a pod of the job
+ * keeps it while the pod still fits the node; a pod that no longer fits is to be deleted. A node
+ * without one is desired when the job's pod would fit it — its name, affinity, taints, cordon and
+ * allocatable, as upstream checks it: a node busy with other pods still gets the job's pod, which
+ * waits there for room, so a job that must run on every node never skips one.
  */
-export function placeJob(
-  job: BroadcastJob,
-  nodes: Node[],
-  podOnNode: Map<string, Pod>,
-  usageOf: (nodeName: string) => NodeUsage,
-): JobPlacement {
+export function placeJob(job: BroadcastJob, nodes: Node[], podOnNode: Map<string, Pod>): JobPlacement {
   const out: JobPlacement = { desired: new Map(), rest: [], toDelete: [] };
-  const template = job.spec?.template?.spec;
-  const request = schedulingResources(podRequests(template));
   for (const node of nodes) {
     const name = node.metadata?.name ?? '';
     const pod = podOnNode.get(name);
@@ -64,8 +43,7 @@ export function placeJob(
       out.desired.set(name, pod);
       continue;
     }
-    if (nodeFitFailures(mockSpec(template, name), node as NodeFitNode, usageOf(name), request).length)
-      continue;
+    if (jobNodeFit(job, node).length) continue;
     out.rest.push(node);
     out.desired.set(name, undefined);
   }

@@ -1,5 +1,5 @@
 import { type BroadcastJob, type BroadcastJobStatus, KruiseResources } from '@kruise/api';
-import { deprecatedIntPercentValue, kubeTime, type NodeUsage } from '@kruise/kube-compat';
+import { deprecatedIntPercentValue, kubeTime } from '@kruise/kube-compat';
 import {
   isNotFound,
   type KubeClient,
@@ -27,8 +27,6 @@ export interface BroadcastJobDeps {
   ownedPods(uid: string): Pod[];
   /** Every cached node. */
   nodes(): Node[];
-  /** What the pods bound to a node request (not finished ones). */
-  usageOf(nodeName: string): NodeUsage;
   scale: ScaleExpectations;
   event(job: BroadcastJob, type: 'Normal' | 'Warning', reason: string, message: string): void;
   /** The clock (epoch milliseconds). */
@@ -95,7 +93,7 @@ export class BroadcastJobReconciler {
     const counted = countPods(pods, job.spec?.failurePolicy?.restartLimit ?? 0);
     const succeeded = counted.succeeded.length;
     const counts: Counts = { active: counted.active.length, failed: counted.failed.length };
-    const placement = placeJob(job, this.d.nodes(), byNode, this.d.usageOf);
+    const placement = placeJob(job, this.d.nodes(), byNode);
     const desired = placement.desired.size;
     Object.assign(status, { active: counts.active, failed: counts.failed, succeeded, desired });
     log.debug(
