@@ -306,4 +306,44 @@ describe('Advanced DaemonSet rolling update', () => {
     expect(imageOf(byNode(pods).n2!)).toBe('busybox:v2');
     expect(imageOf(byNode(pods).n1!)).toBe('busybox:v1');
   });
+
+  it('creates pods only up to desired − partition with partitionedScaling, the rest as the partition goes down', async () => {
+    await create(
+      daemonSet('progressive', {
+        template: template('progressive', 'busybox:v1'),
+        scaleStrategy: { partitionedScaling: true },
+        ...rolling({ partition: 2 }),
+      }),
+    );
+    await runUntil(env.client, 'progressive', (pods, ds) =>
+      ds.status?.numberAvailable === 2 && pods.length === 2 ? pods : undefined,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(nodesOf(await podsOf(env.client, 'progressive'))).toEqual(['n1', 'n2']);
+    await patchRolling('progressive', { partition: 0 });
+    await allAvailable('progressive');
+  });
+
+  it('never lets a node that stopped fitting hold the rollout back (#2387)', async () => {
+    await create(daemonSet('pruned', { template: template('pruned', 'busybox:v1') }));
+    const before = byNode(await allAvailable('pruned'));
+    // a NoSchedule taint added later: n4 keeps its pod but no longer takes part
+    await env.client.mergePatch(Resources.Node, undefined, 'n4', {
+      spec: { taints: [{ key: 'drain', effect: 'NoSchedule' }] },
+    });
+    await setImage('pruned', 'busybox:v2');
+    const pods = await runUntil(env.client, 'pruned', (pods, ds) =>
+      ds.status?.updatedNumberScheduled === 3 && ds.status.desiredNumberScheduled === 3 && pods.every(ready)
+        ? byNode(pods)
+        : undefined,
+    );
+    expect(['n1', 'n2', 'n3'].map((n) => imageOf(pods[n]!))).toEqual([
+      'busybox:v2',
+      'busybox:v2',
+      'busybox:v2',
+    ]);
+    expect(pods.n4?.metadata?.uid).toBe(before.n4?.metadata?.uid);
+    expect((await getDs(env.client, 'pruned')).status?.numberMisscheduled).toBe(1);
+    await env.client.mergePatch(Resources.Node, undefined, 'n4', { spec: { taints: null } });
+  });
 });
