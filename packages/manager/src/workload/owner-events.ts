@@ -58,27 +58,35 @@ export interface PodExpectationEvents {
 
 /**
  * Upstream's pod event handler of a workload controller (CloneSet, Advanced StatefulSet, Advanced
- * DaemonSet): a pod being deleted counts as deleted — once, however many updates of it follow before
- * it is gone (a deletion expected by count must not be taken for another pod's); a pod created while
- * its owner expected nothing (the cache filling at start-up) queues the owner after a per-owner
- * backoff instead of at once.
+ * DaemonSet): a pod being deleted counts as deleted (with `deletionsByCount`, once, however many
+ * updates of it follow before it is gone, so it is not taken for another pod's deletion); a pod
+ * created while its owner expected nothing (the cache filling at start-up) queues the owner after a
+ * per-owner backoff instead of at once.
  */
 export function podExpectationEvents(deps: {
   ownerOf: (o: KubeObject) => Request | undefined;
   scale: ScaleExpectations;
   rv: ResourceVersionExpectations;
   queue: { addAfter(key: string, ms: number): void };
+  /** Deletions are expected by count, not by name (daemon pods): count each pod's deletion once. */
+  deletionsByCount?: boolean;
 }): PodExpectationEvents {
   const { ownerOf, scale, rv, queue } = deps;
   const initial = new ItemExponentialRateLimiter<string>(3000, 30_000);
-  // pods whose deletion was counted while they terminate (upstream's deletionUIDCache): each
-  // deletion is counted once, however many updates of the terminating pod and its removal follow
+  // with deletions expected by count: pods whose deletion was counted while they terminate
+  // (upstream's deletionUIDCache), so each is counted once, however many updates of the terminating
+  // pod and its removal follow (by name, every event counts: a deletion of the same name may be
+  // expected again before the pod is gone)
   const counted = new Set<string>();
   const observe = (o: KubeObject, gone: boolean): Request | undefined => {
     rv.delete(o);
     const req = ownerOf(o);
     if (!req) return undefined;
     const owner = requestKey(req);
+    if (!deps.deletionsByCount) {
+      scale.deletionObserved(owner, o.metadata?.name);
+      return req;
+    }
     const key = `${owner}|${o.metadata?.uid ?? o.metadata?.name}`;
     if (!counted.has(key)) scale.deletionObserved(owner, o.metadata?.name);
     if (gone) counted.delete(key);

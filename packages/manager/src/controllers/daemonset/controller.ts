@@ -128,7 +128,13 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
         return !labelSelectorIsEmpty(s) && labelSelectorMatches(s, pod.metadata?.labels);
       })
       .map((ds) => requestOf(ds as KubeObject));
-  const events = podExpectationEvents({ ownerOf: daemonSetOf, scale, rv, queue: builder.controller.queue });
+  const events = podExpectationEvents({
+    ownerOf: daemonSetOf,
+    scale,
+    rv,
+    queue: builder.controller.queue,
+    deletionsByCount: true,
+  });
   const onNodes = (select: (ds: DaemonSet) => boolean) =>
     all()
       .filter(select)
