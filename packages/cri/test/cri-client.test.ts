@@ -58,7 +58,12 @@ describe('CriClient against containerd', () => {
   it('gives up at the deadline and on abort', async () => {
     await cri.removeImage(`${registry}/big:v1`);
     const late = await cri.pullImage(`${registry}/big:v1`, {}, { timeoutMs: 5 }).catch((e) => e);
-    expect(late.codeName).toBe('DEADLINE_EXCEEDED');
+    // the client's deadline, or containerd's own context hitting it first (it then answers UNKNOWN,
+    // naming the deadline): either way the pull gave up at the deadline
+    if (late.codeName !== 'DEADLINE_EXCEEDED') {
+      expect(late.codeName).toBe('UNKNOWN');
+      expect(late.message).toMatch(/deadline exceeded/i);
+    }
     const controller = new AbortController();
     const pending = cri
       .pullImage(`${registry}/big:v1`, {}, { timeoutMs: 60_000, signal: controller.signal })
