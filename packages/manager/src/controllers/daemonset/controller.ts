@@ -9,7 +9,6 @@ import {
 import {
   type ControllerBuilder,
   type Informer,
-  isNotFound,
   type KubeObject,
   type Manager,
   type Request,
@@ -21,6 +20,7 @@ import {
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { trimmedNodes, trimmedPods } from '../../informers.ts';
+import { freshRead } from '../../workload/fresh-read.ts';
 import {
   changed,
   controllerOf,
@@ -97,18 +97,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       ownedPods: (uid) => pods.byIndex(OWNER_UID, uid) as unknown as Pod[],
       orphanPods: (namespace) => pods.byIndex(ORPHANS, namespace) as unknown as Pod[],
       ownedRevisions: (uid) => revisions.byIndex(OWNER_UID, uid) as unknown as ControllerRevision[],
-      fresh: async (ds) => {
-        try {
-          return (await manager.client.get(
-            KruiseResources.DaemonSet,
-            ds.metadata?.namespace,
-            ds.metadata?.name ?? '',
-          )) as DaemonSet;
-        } catch (err) {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        }
-      },
+      fresh: freshRead<DaemonSet>(manager.client, KruiseResources.DaemonSet),
     },
   );
   const builder = manager.newController({

@@ -3,7 +3,6 @@ import { kubeletContainerHash, labelSelectorMatches } from '@kruise/kube-compat'
 import {
   type ControllerBuilder,
   type Informer,
-  isNotFound,
   type KubeObject,
   type Manager,
   type Request,
@@ -17,6 +16,7 @@ import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { trimmedPods } from '../../informers.ts';
+import { freshRead } from '../../workload/fresh-read.ts';
 import {
   changed,
   controllerOf,
@@ -87,18 +87,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       ownedPods: (uid) => pods.byIndex(OWNER_UID, uid) as unknown as Pod[],
       orphanPods: (namespace) => pods.byIndex(ORPHANS, namespace) as unknown as Pod[],
       ownedRevisions: (uid) => revisions.byIndex(OWNER_UID, uid) as unknown as ControllerRevision[],
-      fresh: async (set) => {
-        try {
-          return (await manager.client.get(
-            KruiseResources.StatefulSet,
-            set.metadata?.namespace,
-            set.metadata?.name ?? '',
-          )) as StatefulSet;
-        } catch (err) {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        }
-      },
+      fresh: freshRead<StatefulSet>(manager.client, KruiseResources.StatefulSet),
     },
   );
   const builder = manager.newController({

@@ -1,0 +1,20 @@
+import type { ResourceRef } from '@kruise/kube-compat';
+import { isNotFound, type KubeClient } from '@kruise/runtime';
+
+/**
+ * A fresh read of a workload from the API, not the cache (what a controller checks before it adopts
+ * an orphan: the same object, not being deleted); undefined once it is gone.
+ */
+export function freshRead<T>(
+  client: KubeClient,
+  resource: ResourceRef,
+): (obj: { metadata?: { namespace?: string; name?: string } }) => Promise<T | undefined> {
+  return async (obj) => {
+    try {
+      return (await client.get(resource, obj.metadata?.namespace, obj.metadata?.name ?? '')) as T;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+}
