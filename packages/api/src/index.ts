@@ -119,6 +119,27 @@ export type {
   UpdateScatterTerm,
 } from './schema/pub.ts';
 export type {
+  PodInjectPolicyType,
+  ResourcesPolicy,
+  ShareVolumePolicy,
+  ShareVolumePolicyType,
+  SidecarContainer,
+  SidecarContainerUpgradeStrategy,
+  SidecarContainerUpgradeType,
+  SidecarSet,
+  SidecarSetInjectionStrategy,
+  SidecarSetInjectRevisionPolicy,
+  SidecarSetPatchPodMetadata,
+  SidecarSetPatchPolicyType,
+  SidecarSetSpec,
+  SidecarSetSpecV1alpha1,
+  SidecarSetStatus,
+  SidecarSetUpdateStrategy,
+  SidecarSetUpdateStrategyType,
+  SidecarSetV1alpha1,
+  TransferEnvVar,
+} from './schema/sidecarset.ts';
+export type {
   PersistentVolumeClaimRetentionPolicyType,
   PodManagementPolicyType,
   PodUpdateStrategyType,

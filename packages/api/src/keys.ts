@@ -66,3 +66,9 @@ export const PROGRESSIVE_CREATE_POD_ANNOTATION = 'daemonset.kruise.io/progressiv
 export const BROADCASTJOB_NAME_LABEL = 'broadcastjob-name';
 /** The label a BroadcastJob's pods carry with the job's UID. */
 export const BROADCASTJOB_CONTROLLER_UID_LABEL = 'broadcastjob-controller-uid';
+
+/**
+ * SidecarSet's custom version: a label of the SidecarSet at v1alpha1 (its `spec.customVersion` at
+ * v1beta1), and the label its ControllerRevisions carry.
+ */
+export const SIDECARSET_CUSTOM_VERSION_LABEL = 'apps.kruise.io/sidecarset-custom-version';

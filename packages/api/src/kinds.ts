@@ -26,4 +26,6 @@ export const KruiseResources = {
   BroadcastJob: resourceRef(GROUP, 'v1beta1', 'broadcastjobs', 'BroadcastJob', true),
   /** AdvancedCronJob, at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   AdvancedCronJob: resourceRef(GROUP, 'v1beta1', 'advancedcronjobs', 'AdvancedCronJob', true),
+  /** SidecarSet (cluster-scoped), at its storage version (v1alpha1 is served too, converted by kruise-manager). */
+  SidecarSet: resourceRef(GROUP, 'v1beta1', 'sidecarsets', 'SidecarSet', false),
 } as const;

@@ -9,6 +9,7 @@ import { DaemonSetSchema, DaemonSetV1alpha1Schema } from './schema/daemonset.ts'
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
 import { NodeImageSchema } from './schema/nodeimage.ts';
+import { SidecarSetSchema, SidecarSetV1alpha1Schema } from './schema/sidecarset.ts';
 import { StatefulSetSchema, StatefulSetV1alpha1Schema } from './schema/statefulset.ts';
 
 /** A printer column as `kubectl get` shows it. */
@@ -335,6 +336,20 @@ export const AdvancedCronJobResource: KruiseResource = {
   servedVersions: [{ version: 'v1alpha1', schema: AdvancedCronJobV1alpha1Schema }],
 };
 
+/** SidecarSet (cluster-scoped): stored at v1beta1, served at v1alpha1 too, converted by kruise-manager. */
+export const SidecarSetResource: KruiseResource = {
+  ...served(KruiseResources.SidecarSet),
+  shortNames: [],
+  printerColumns: [
+    count('MATCHED', '.status.matchedPods', 'The number of pods matched.'),
+    count('UPDATED', '.status.updatedPods', 'The number of pods matched and updated.'),
+    count('READY', '.status.readyPods', 'The number of pods matched and ready.'),
+    AGE,
+  ],
+  schema: SidecarSetSchema,
+  servedVersions: [{ version: 'v1alpha1', schema: SidecarSetV1alpha1Schema }],
+};
+
 /** Every kind this project serves, in a stable order. */
 export const KRUISE_RESOURCES: readonly KruiseResource[] = [
   AdvancedCronJobResource,
@@ -345,5 +360,6 @@ export const KRUISE_RESOURCES: readonly KruiseResource[] = [
   ImageListPullJobResource,
   ImagePullJobResource,
   NodeImageResource,
+  SidecarSetResource,
   StatefulSetResource,
 ];

@@ -12,5 +12,6 @@ export * from './schema/imagelistpulljob.ts';
 export * from './schema/imagepulljob.ts';
 export * from './schema/nodeimage.ts';
 export * from './schema/pub.ts';
+export * from './schema/sidecarset.ts';
 export * from './schema/statefulset.ts';
 export { shapeError } from './shape.ts';

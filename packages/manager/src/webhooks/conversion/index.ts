@@ -2,6 +2,7 @@ import { ConverterRegistry } from '@kruise/runtime';
 import { advancedCronJobConversion } from './advancedcronjob.ts';
 import { broadcastJobConversion } from './broadcastjob.ts';
 import { daemonSetConversion } from './daemonset.ts';
+import { sidecarSetConversion } from './sidecarset.ts';
 import { statefulSetConversion } from './statefulset.ts';
 
 /**
@@ -14,5 +15,6 @@ export function kruiseConversions(): ConverterRegistry {
     .register(statefulSetConversion)
     .register(daemonSetConversion)
     .register(broadcastJobConversion)
-    .register(advancedCronJobConversion);
+    .register(advancedCronJobConversion)
+    .register(sidecarSetConversion);
 }
