@@ -88,4 +88,15 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   ImageListPullJobSpec:
     'images:[]s! pullSecrets:[]s selector:*raw podSelector:*raw parallelism:*ios pullPolicy:*ImagePullJobPullPolicy completionPolicy:BroadcastJobCompletionPolicy! sandboxConfig:*raw imagePullPolicy:s',
   ImagePullJobPullPolicy: 'timeoutSeconds:*i backoffLimit:*i',
+  // SidecarSet (apps.kruise.io/v1beta1): what its hashes are computed over.
+  SidecarContainer:
+    '...Container podInjectPolicy:s upgradeStrategy:SidecarContainerUpgradeStrategy! shareVolumePolicy:ShareVolumePolicy! shareVolumeDevicePolicy:*ShareVolumePolicy transferEnv:[]TransferEnvVar resourcesPolicy:*ResourcesPolicy',
+  SidecarContainerUpgradeStrategy: 'upgradeType:s hotUpgradeEmptyImage:s',
+  ShareVolumePolicy: 'type:s',
+  TransferEnvVar:
+    'sourceContainerName:s sourceContainerNameFrom:*SourceContainerNameSource envName:s envNames:[]s',
+  SourceContainerNameSource: 'fieldRef:*ObjectFieldSelector',
+  ResourcesPolicy: 'targetContainersMode:s! targetContainersNameRegex:s resourcesExpr:ResourcesExpr!',
+  ResourcesExpr: 'limits:*ResourceExprValues requests:*ResourceExprValues',
+  ResourceExprValues: 'cpu:s memory:s',
 };
