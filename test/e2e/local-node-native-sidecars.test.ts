@@ -257,7 +257,7 @@ describe.concurrent('native sidecars', () => {
     expect(proxy.lastState.terminated).toMatchObject({
       containerID: initStatusOf(before, 'proxy').containerID,
     });
-    expect(after.metadata.uid).toBe(created.metadata!.uid);
+    expect(after.metadata?.uid).toBe(created.metadata!.uid);
     expect(after.status.podIP).toBe(before.status.podIP);
     expect(statusOf(after, 'app')).toMatchObject({
       containerID: statusOf(before, 'app').containerID,

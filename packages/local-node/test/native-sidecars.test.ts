@@ -1,7 +1,12 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import { appContainersDone, planInitContainers } from '../src/node/init-containers.ts';
-import { computePodStatus, type PodRuntimeView, type RuntimeContainer } from '../src/node/pod-status.ts';
+import {
+  computePodStatus,
+  type KubeletPodStatus,
+  type PodRuntimeView,
+  type RuntimeContainer,
+} from '../src/node/pod-status.ts';
 import { TerminationOrdering } from '../src/node/termination-ordering.ts';
 
 const sidecar = (name: string, extra: Partial<Container> = {}): Container => ({
@@ -120,8 +125,7 @@ const pod = (restartPolicy: string, initContainers: Container[], containers: Con
   metadata: { name: 'p', namespace: 'default', uid: 'u' },
   spec: { restartPolicy, initContainers, containers },
 });
-const cond = (s: { conditions: { type: string }[] }, type: string) =>
-  s.conditions.find((c) => c.type === type);
+const cond = (s: KubeletPodStatus, type: string) => s.conditions.find((c) => c.type === type);
 
 describe('computePodStatus with native sidecars', () => {
   it('reports a sidecar not started yet as incomplete, the pod Pending', () => {
