@@ -138,6 +138,55 @@ describe.concurrent('native sidecars', () => {
     expect(ready.status.phase).toBe('Running');
   });
 
+  it('finish their postStart hook before the next container starts', async () => {
+    await createPod('hooked', {
+      initContainers: [sidecar('proxy', { lifecycle: { postStart: { exec: { command: ['sleep', '2'] } } } })],
+      containers: [{ name: 'app', image: busybox, command: run() }],
+    });
+    const up = await until(async () => {
+      const p = await getPod('hooked');
+      return statusOf(p, 'app')?.state.running ? p : undefined;
+    });
+    const proxy = await runtimeTimes(idOf(initStatusOf(up, 'proxy')));
+    const app = await runtimeTimes(idOf(statusOf(up, 'app')));
+    expect(app.createdAt - proxy.startedAt).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('are restarted when their liveness probe fails, with kubelet’s init-container words', async () => {
+    await createPod('unwell', {
+      initContainers: [
+        sidecar('proxy', {
+          command: run('touch /tmp/alive'),
+          livenessProbe: {
+            exec: { command: ['test', '-f', '/tmp/alive'] },
+            periodSeconds: 1,
+            failureThreshold: 1,
+          },
+        }),
+      ],
+      containers: [{ name: 'app', image: busybox, command: run() }],
+    });
+    const before = await until(async () => {
+      const p = await getPod('unwell');
+      return statusOf(p, 'app')?.state.running ? p : undefined;
+    });
+    await inContainer(idOf(initStatusOf(before, 'proxy')), 'rm /tmp/alive');
+    const after = await until(async () => {
+      const p = await getPod('unwell');
+      const s = initStatusOf(p, 'proxy');
+      return s?.restartCount === 1 && s.state.running ? p : undefined;
+    });
+    expect(statusOf(after, 'app')).toMatchObject({
+      containerID: statusOf(before, 'app').containerID,
+      restartCount: 0,
+    });
+    await until(async () =>
+      (await eventsOf('unwell')).includes('Killing: Init container proxy failed liveness probe')
+        ? true
+        : undefined,
+    );
+  });
+
   it('restart when they exit, with back-off, in a restartPolicy Never pod', async () => {
     await createPod('crashy', {
       restartPolicy: 'Never',
