@@ -93,11 +93,17 @@ describe.concurrent('native sidecars', () => {
     });
     expect(initStatusOf(running, 'proxy')).toMatchObject({ started: false, ready: false, restartCount: 0 });
     expect(running.status.phase).toBe('Pending');
-    // The startup probe fails a few times: the next init container is not created meanwhile.
-    const failing = async () =>
-      (await eventsOf('order')).filter((e) => e.startsWith('Unhealthy: Startup probe failed')).length;
-    await until(async () => ((await failing()) >= 1 ? true : undefined));
-    await new Promise((r) => setTimeout(r, 2000));
+    // The marker: the startup probe failed three times (a period each), and still only the sidecar exists.
+    const failures = async () =>
+      (await client.list(Resources.Event, { namespace: 'default' })).items
+        .filter(
+          (e: any) =>
+            e.involvedObject.name === 'order' &&
+            e.reason === 'Unhealthy' &&
+            e.message.startsWith('Startup probe failed'),
+        )
+        .reduce((n: number, e: any) => n + (e.count ?? 1), 0);
+    await until(async () => ((await failures()) >= 3 ? true : undefined));
     expect(await runtimeNames(uid)).toEqual(['proxy']);
     expect(conditionOf(await getPod('order'), 'Initialized')).toMatchObject({
       status: 'False',
@@ -290,9 +296,9 @@ describe.concurrent('native sidecars', () => {
       const p = await getPod('upgrade');
       return conditionOf(p, 'Ready')?.status === 'True' ? p : undefined;
     });
-    const p = structuredClone(before);
-    p.spec.initContainers[1].image = `${registry}/busybox:v2`;
-    await client.update(Resources.Pod, p);
+    await client.jsonPatch(Resources.Pod, 'default', 'upgrade', [
+      { op: 'replace', path: '/spec/initContainers/1/image', value: `${registry}/busybox:v2` },
+    ]);
     const after = await until(async () => {
       const x = await getPod('upgrade');
       const s = initStatusOf(x, 'proxy');
