@@ -110,18 +110,22 @@ export const MIN_STOP_GRACE_SECONDS = 2;
 
 /**
  * Stops a container as kubelet's KillContainer does: the preStop hook (if any) for at most
- * `graceSeconds`, then StopContainer with what is left of it, at least 2 s. Resolves with the
- * hook's failure text (the stop goes ahead regardless); a failed StopContainer rejects.
+ * `graceSeconds`, then (when given) `waitForTurn` with the seconds left — kubelet's termination
+ * ordering, which holds a native sidecar until the containers it serves have stopped — then
+ * StopContainer with what is left of the grace period, at least 2 s. Resolves with the hook's
+ * failure text (the stop goes ahead regardless); a failed StopContainer rejects.
  */
 export async function stopContainerGracefully(
   cri: CriClient,
   target: HandlerTarget,
   preStop: LifecycleHandler | undefined,
   graceSeconds: number,
+  waitForTurn?: (leftSeconds: number) => Promise<void>,
 ): Promise<string | undefined> {
   const started = Date.now();
+  const left = () => Math.ceil(graceSeconds - (Date.now() - started) / 1000);
   const failure = preStop ? await runLifecycleHandler(cri, preStop, target, graceSeconds) : undefined;
-  const left = Math.max(MIN_STOP_GRACE_SECONDS, Math.ceil(graceSeconds - (Date.now() - started) / 1000));
-  await cri.stopContainer(target.containerId, left);
+  if (waitForTurn && left() > 0) await waitForTurn(left());
+  await cri.stopContainer(target.containerId, Math.max(MIN_STOP_GRACE_SECONDS, left()));
   return failure;
 }

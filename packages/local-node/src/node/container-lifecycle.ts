@@ -18,6 +18,7 @@ import type { Sandbox } from './pod-sandbox.ts';
 import { type RuntimeContainer, type TerminatedState, terminatedOf } from './pod-status.ts';
 import type { PodVolumes } from './pod-volumes.ts';
 import type { PodRuntimeCache } from './runtime-cache.ts';
+import type { TerminationOrdering } from './termination-ordering.ts';
 
 /** What one container's step did: how long to wait before looking again (0: nothing pending), whether it changed the runtime. */
 export interface Step {
@@ -183,7 +184,8 @@ export class ContainerLifecycle {
 
   /**
    * kubelet's killContainer: the Killing event (`Stopping container <name>` unless a reason is
-   * given), preStop, then StopContainer with what is left of `grace`.
+   * given), preStop, then StopContainer with what is left of `grace`; with an `ordering` (a pod with
+   * native sidecars being stopped whole), a sidecar waits for its turn between the two.
    */
   async kill(
     pod: BoundPod,
@@ -191,17 +193,27 @@ export class ContainerLifecycle {
     spec: Container | undefined,
     grace: number,
     why: { reason: string; message: string } = { reason: 'Killing', message: `Stopping container ${c.name}` },
+    ordering?: TerminationOrdering,
   ): Promise<void> {
     this.d.event(pod, 'Normal', why.reason, why.message);
     const podIP = pod.status?.podIP ?? this.d.hostIP;
     const target = { containerId: c.id, containerName: c.name, podIP, ports: spec?.ports };
-    const failure = await stopContainerGracefully(this.d.cri, target, spec?.lifecycle?.preStop, grace).catch(
-      (err) => {
+    const turn = ordering && ((left: number) => ordering.waitForTurn(c.name, left));
+    try {
+      const failure = await stopContainerGracefully(
+        this.d.cri,
+        target,
+        spec?.lifecycle?.preStop,
+        grace,
+        turn,
+      ).catch((err) => {
         if (!isCriNotFound(err)) throw err;
         return undefined;
-      },
-    );
-    if (failure)
-      this.d.log.warn({ pod: pod.metadata.name, container: c.name, err: failure }, 'preStop hook failed');
+      });
+      if (failure)
+        this.d.log.warn({ pod: pod.metadata.name, container: c.name, err: failure }, 'preStop hook failed');
+    } finally {
+      ordering?.terminated(c.name);
+    }
   }
 }

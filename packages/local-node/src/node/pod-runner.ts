@@ -13,6 +13,7 @@ import { AllocationManager } from './allocation-manager.ts';
 import type { BoundPod } from './bound-pod.ts';
 import type { EnvSources } from './container-env.ts';
 import { ContainerLifecycle, type Step } from './container-lifecycle.ts';
+import { appContainersDone, planInitContainers } from './init-containers.ts';
 import type { PodLogs } from './pod-logs.ts';
 import { type PodResizeDeps, resizeContainer } from './pod-resize.ts';
 import { NetworkNotReadyError, PodSandboxes, type Sandbox } from './pod-sandbox.ts';
@@ -20,8 +21,9 @@ import { computePodStatus, type PodRuntimeView, type RuntimeContainer, shouldRes
 import type { PodVolumes } from './pod-volumes.ts';
 import type { Prober } from './prober.ts';
 import type { RestartBackoff } from './restart-backoff.ts';
-import { PodRuntimeCache } from './runtime-cache.ts';
+import { type ContainerHistory, PodRuntimeCache } from './runtime-cache.ts';
 import { writePodStatus } from './status-manager.ts';
+import { hasRestartableInit, isRestartableInit, TerminationOrdering } from './termination-ordering.ts';
 
 /** What a pod runner works with. */
 export interface PodRunnerDeps {
@@ -103,7 +105,8 @@ export class PodRunner {
    * Moves one container toward running, as kubelet's computePodActions does: start it; restart it
    * after back-off when it exited and the policy says so; kill and start again a running container
    * whose spec hash changed (an image update), at once and whatever the policy. Returns how long
-   * to wait before looking again and whether it changed anything in the runtime.
+   * to wait before looking again and whether it changed anything in the runtime. `sidecar`: a
+   * native sidecar (restarted whatever the pod's policy; kubelet's init-container words).
    */
   private async step(
     pod: BoundPod,
@@ -111,6 +114,7 @@ export class PodRunner {
     history: RuntimeContainer[] | undefined,
     sandbox: Sandbox,
     policy: string,
+    sidecar = false,
   ): Promise<Step> {
     const m = this.lifecycle.memoryOf(pod);
     const latest = history?.[0];
@@ -132,7 +136,9 @@ export class PodRunner {
         if (latest.hash !== hash)
           return await this.lifecycle.replace(pod, container, latest, sandbox, grace, {
             reason: 'Killing',
-            message: `Container ${container.name} definition changed, will be restarted`,
+            message: sidecar
+              ? `Init container ${container.name} definition changed`
+              : `Container ${container.name} definition changed, will be restarted`,
           });
         const failed = this.d.prober.failure(latest.id);
         if (!failed) return await resizeContainer(this.resize, pod, container, latest, sandbox);
@@ -140,7 +146,9 @@ export class PodRunner {
         const again = policy !== 'Never';
         const why = {
           reason: 'Killing',
-          message: `Container ${container.name} failed ${failed.type.toLowerCase()} probe${again ? ', will be restarted' : ''}`,
+          message: sidecar
+            ? `Init container ${container.name} failed ${failed.type.toLowerCase()} probe`
+            : `Container ${container.name} failed ${failed.type.toLowerCase()} probe${again ? ', will be restarted' : ''}`,
         };
         if (again)
           return await this.lifecycle.replace(
@@ -217,27 +225,37 @@ export class PodRunner {
     }
     const policy = pod.spec.restartPolicy ?? 'Always';
     let history = fresh ?? (await this.runtime.containers(uid));
-    let initialized = true;
-    for (const ic of pod.spec.initContainers ?? []) {
-      if (!mounted) break;
-      const latest = history.get(ic.name)?.[0];
-      if (latest?.state === 'CONTAINER_EXITED' && latest.exitCode === 0) continue;
-      initialized = false;
-      if (!latest || latest.state === 'CONTAINER_EXITED' || latest.state === 'CONTAINER_CREATED')
-        steps.push(
-          await this.step(pod, ic, history.get(ic.name), sandbox, policy === 'Never' ? 'Never' : 'OnFailure'),
-        );
-      break;
+    const latest = (name: string) => history.get(name)?.[0];
+    const inits = pod.spec.initContainers ?? [];
+    const apps = pod.spec.containers ?? [];
+    // kubelet: a job pod whose app containers are all done has its native sidecars stopped; it completes
+    const done = appContainersDone(apps, latest, policy);
+    if (done) {
+      const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
+      if (await this.stopRunning(pod, history, grace)) steps.push({ waitMs: 0, acted: true });
+    } else if (mounted) {
+      const created = apps.some((c) => /^CONTAINER_(CREATED|RUNNING)$/.test(latest(c.name)?.state ?? ''));
+      const plan = planInitContainers(
+        inits,
+        latest,
+        created,
+        (spec, c) => !spec.startupProbe || this.d.prober.startupSucceeded(c.id),
+      );
+      for (const i of plan.step) {
+        const ic = inits[i]!;
+        const sidecar = isRestartableInit(ic);
+        const own = sidecar ? 'Always' : policy === 'Never' ? 'Never' : 'OnFailure';
+        steps.push(await this.step(pod, ic, history.get(ic.name), sandbox, own, sidecar));
+      }
+      if (plan.initialized)
+        for (const c of apps) steps.push(await this.step(pod, c, history.get(c.name), sandbox, policy));
     }
-    if (initialized && mounted)
-      for (const c of pod.spec.containers ?? [])
-        steps.push(await this.step(pod, c, history.get(c.name), sandbox, policy));
     // Read the runtime again only when a step changed it.
     if (steps.some((x) => x.acted)) history = await this.runtime.containers(uid);
     this.runtime.keep(uid, epoch, history);
     this.d.prober.update(
       uid,
-      (pod.spec.containers ?? []).flatMap((spec) => {
+      [...inits.filter(isRestartableInit), ...apps].flatMap((spec) => {
         const c = history.get(spec.name)?.[0];
         return c?.state === 'CONTAINER_RUNNING'
           ? [
@@ -258,8 +276,6 @@ export class PodRunner {
       started: m.started,
       waiting: m.waiting,
       lastStates: m.lastStates,
-      // (set only when every init container had already exited 0, which no step changes)
-      initialized,
       runtimeName: this.d.runtimeName,
       hostIP: this.d.hostIP,
       podIP: sandbox.podIP,
@@ -268,7 +284,7 @@ export class PodRunner {
       resizePending: allocation.resizePending,
       resizeError: allocation.resizeError,
     };
-    await writePodStatus(this.d.client, pod, computePodStatus(pod, view));
+    await writePodStatus(this.d.client, pod, computePodStatus(pod, view, done));
     const pending = steps.map((x) => x.waitMs).filter((w) => w > 0);
     if ((pod.spec.volumes ?? []).some((v) => v.configMap || v.secret || v.downwardAPI || v.projected))
       pending.push(this.d.volumeResyncMs ?? 60_000);
@@ -277,22 +293,14 @@ export class PodRunner {
 
   /**
    * Stops a deleting pod as kubelet does: every running container at once, preStop first, then
-   * StopContainer with what is left of the grace period (at least 2 s); then the sandbox; then
+   * StopContainer with what is left of the grace period (at least 2 s) — native sidecars only once
+   * the app containers and the sidecars declared after them have stopped; then the sandbox; then
    * the final status and the deletion with grace 0 (UID precondition).
    */
   async terminate(pod: BoundPod): Promise<void> {
     const uid = pod.metadata.uid;
     const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
-    const history = await this.runtime.containers(uid);
-    const specs = new Map<string, Container>(
-      [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])].map((c) => [c.name, c]),
-    );
-    await Promise.all(
-      [...history.values()]
-        .map((h) => h[0]!)
-        .filter((c) => c.state === 'CONTAINER_RUNNING')
-        .map((c) => this.lifecycle.kill(pod, c, specs.get(c.name), grace)),
-    );
+    await this.stopRunning(pod, await this.runtime.containers(uid), grace);
     await this.removeSandboxes(uid);
     try {
       await this.d.client.delete(Resources.Pod, pod.metadata.namespace, pod.metadata.name, {
@@ -303,6 +311,27 @@ export class PodRunner {
       if (!isNotFound(err) && (err as { statusCode?: number }).statusCode !== 409) throw err;
     }
     this.d.log.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'pod terminated');
+  }
+
+  /**
+   * kubelet's killContainersWithSyncResult: stops every running container of the pod at once,
+   * in kubelet's termination order when it has native sidecars. Returns whether any was running.
+   */
+  private async stopRunning(pod: BoundPod, history: ContainerHistory, grace: number): Promise<boolean> {
+    const specs = new Map<string, Container>(
+      [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])].map((c) => [c.name, c]),
+    );
+    const running = [...history.values()].map((h) => h[0]!).filter((c) => c.state === 'CONTAINER_RUNNING');
+    const ordering = hasRestartableInit(pod.spec)
+      ? new TerminationOrdering(
+          pod.spec,
+          running.map((c) => c.name),
+        )
+      : undefined;
+    await Promise.all(
+      running.map((c) => this.lifecycle.kill(pod, c, specs.get(c.name), grace, undefined, ordering)),
+    );
+    return running.length > 0;
   }
 
   /** Stops and removes every sandbox (and so every container) of a pod UID, and forgets the pod. */

@@ -9,6 +9,8 @@ import type {
   PodStatus,
 } from 'kubernetes-types/core/v1.js';
 import { type ComputeResources, changedResources, podQOSClass } from './container-resources.ts';
+import { podPhase } from './pod-phase.ts';
+import { isRestartableInit } from './termination-ordering.ts';
 
 /** One CRI container of a pod, as the local node sees it. */
 export interface RuntimeContainer {
@@ -45,8 +47,6 @@ export interface PodRuntimeView {
   waiting: Map<string, { reason: string; message?: string }>;
   /** The terminated state of each container's previous instance. */
   lastStates: Map<string, TerminatedState>;
-  /** Whether every init container has succeeded. */
-  initialized: boolean;
   runtimeName: string;
   hostIP: string;
   /** The pod's IP: its sandbox's, the host's for a host-network pod ('' before the sandbox has one). */
@@ -143,19 +143,65 @@ function condition(
   };
 }
 
+/** kubelet's condition for a pod in a terminal phase: False with reason PodCompleted or PodFailed. */
+function terminalCondition(old: PodCondition[], type: string, phase: string): KubeletCondition {
+  return condition(old, type, false, phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed');
+}
+
+/**
+ * kubelet's GeneratePodInitializedCondition: True once every regular init container exited 0 and
+ * every native sidecar has started, or once an app container has run (a sidecar restarting later
+ * does not take it back); else False with the incomplete containers named.
+ */
+function initializedCondition(
+  old: PodCondition[],
+  spec: Partial<PodSpec>,
+  initStatuses: ContainerStatus[],
+  statuses: ContainerStatus[],
+  phase: string,
+): KubeletCondition {
+  if (phase === 'Succeeded') return { ...condition(old, 'Initialized', true), reason: 'PodCompleted' };
+  const incomplete = (spec.initContainers ?? [])
+    .filter((c) => {
+      const s = initStatuses.find((x) => x.name === c.name);
+      if (isRestartableInit(c)) return !s?.started;
+      return s?.state?.terminated?.exitCode !== 0;
+    })
+    .map((c) => c.name);
+  const appRan = statuses.some((s) => s.state?.running || s.state?.terminated);
+  return condition(
+    old,
+    'Initialized',
+    appRan || incomplete.length === 0,
+    'ContainersNotInitialized',
+    `containers with incomplete status: [${incomplete.join(' ')}]`,
+  );
+}
+
 /**
  * The pod status kubelet would write: phase, the conditions kubelet owns (PodScheduled,
  * Initialized, ContainersReady, Ready — Ready also requires every readiness gate's condition to be
- * True), init and regular containerStatuses, host and pod IPs (host network).
+ * True), init and regular containerStatuses, host and pod IPs (host network). Native sidecars (init
+ * containers with restartPolicy Always) report started/ready from their probes and count toward
+ * the pod's readiness. `terminal`: the pod's containers are stopped for good (a finished job pod).
  */
-export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStatus {
+export function computePodStatus(pod: Pod, view: PodRuntimeView, terminal = false): KubeletPodStatus {
   const spec: Partial<PodSpec> = pod.spec ?? {};
   const old = pod.status?.conditions ?? [];
   const statuses = (spec.containers ?? []).map((c) => containerStatus(c, view));
-  const initStatuses = (spec.initContainers ?? []).map((c) => containerStatus(c, view));
-  for (const s of initStatuses) s.ready = s.state?.terminated?.exitCode === 0;
-  const notReady = statuses.filter((s) => !s.ready).map((s) => s.name);
-  const containersReady = notReady.length === 0 && view.initialized;
+  const initSpecs = spec.initContainers ?? [];
+  const initStatuses = initSpecs.map((c) => containerStatus(c, view));
+  initStatuses.forEach((s, i) => {
+    if (!isRestartableInit(initSpecs[i])) s.ready = s.state?.terminated?.exitCode === 0;
+  });
+  const phase = podPhase(spec, initStatuses, statuses, terminal);
+  const initialized = initializedCondition(old, spec, initStatuses, statuses, phase);
+  // kubelet's GenerateContainersReadyCondition: the sidecars first, then the app containers
+  const notReady = [
+    ...initStatuses.filter((s, i) => isRestartableInit(initSpecs[i]) && !s.ready),
+    ...statuses.filter((s) => !s.ready),
+  ].map((s) => s.name);
+  const containersReady = notReady.length === 0 && initialized.status === 'True';
   const gates = (spec.readinessGates ?? []).map((g) => g.conditionType);
   // kubelet's GeneratePodReadyCondition: a message per gate whose condition is absent or not True
   const unreadyGates = gates.flatMap((g) => {
@@ -169,22 +215,27 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
   const readyMessage = !containersReady
     ? `containers with unready status: [${notReady.join(' ')}]`
     : unreadyGates.join(', ');
+  const ended = phase === 'Succeeded' || phase === 'Failed';
   const conditions = [
-    condition(old, 'Initialized', view.initialized, 'ContainersNotInitialized'),
-    condition(
-      old,
-      'Ready',
-      ready,
-      containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady',
-      readyMessage,
-    ),
-    condition(
-      old,
-      'ContainersReady',
-      containersReady,
-      'ContainersNotReady',
-      `containers with unready status: [${notReady.join(' ')}]`,
-    ),
+    initialized,
+    ended
+      ? terminalCondition(old, 'Ready', phase)
+      : condition(
+          old,
+          'Ready',
+          ready,
+          containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady',
+          readyMessage,
+        ),
+    ended
+      ? terminalCondition(old, 'ContainersReady', phase)
+      : condition(
+          old,
+          'ContainersReady',
+          containersReady,
+          'ContainersNotReady',
+          `containers with unready status: [${notReady.join(' ')}]`,
+        ),
     condition(old, 'PodScheduled', true),
   ];
   if (view.resizePending)
@@ -208,7 +259,7 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
       ...view.resizeError,
     });
   return {
-    phase: podPhase(spec, statuses, view.initialized),
+    phase,
     conditions,
     hostIP: view.hostIP,
     hostIPs: [{ ip: view.hostIP }],
@@ -218,28 +269,4 @@ export function computePodStatus(pod: Pod, view: PodRuntimeView): KubeletPodStat
     containerStatuses: statuses,
     qosClass: pod.status?.qosClass ?? podQOSClass(pod),
   };
-}
-
-/** kubelet's phase rules over the container states. */
-function podPhase(spec: Partial<PodSpec>, statuses: ContainerStatus[], initialized: boolean): string {
-  if (!initialized) return 'Pending';
-  let running = 0;
-  let waiting = 0;
-  let succeeded = 0;
-  let failed = 0;
-  for (const s of statuses) {
-    if (s.state?.running) running++;
-    else if (s.state?.terminated) {
-      if (s.state.terminated.exitCode === 0) succeeded++;
-      else failed++;
-    } else if (s.lastState?.terminated) running++;
-    else waiting++;
-  }
-  if (waiting > 0) return 'Pending';
-  if (running > 0) return 'Running';
-  const policy = spec.restartPolicy ?? 'Always';
-  if (policy === 'Always') return 'Running';
-  if (failed > 0 && policy === 'Never') return 'Failed';
-  if (failed > 0) return 'Running';
-  return succeeded > 0 ? 'Succeeded' : 'Pending';
 }

@@ -87,6 +87,11 @@ export class Prober {
     return !w || w.result === true;
   }
 
+  /** Whether the container's startup probe has succeeded (false too while no worker probes it yet). */
+  startupSucceeded(id: string): boolean {
+    return this.worker(id, 'Startup')?.result === true;
+  }
+
   /** Whether the container is ready as far as its probes go (readiness succeeded, or none). */
   ready(id: string): boolean {
     if (!this.started(id)) return false;
