@@ -1,5 +1,6 @@
 import { KruiseResources } from '@kruise/api';
 import { CriClient } from '@kruise/cri/client';
+import { DEPLOY_FEATURE_GATES } from '@kruise/deploy';
 import { type KubeObject, Resources } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOOP, type System, startSystem, until } from './env.ts';
@@ -13,7 +14,7 @@ let sys: System;
 let cri: CriClient;
 beforeAll(async () => {
   sys = await startSystem('sidecar-terminator-node', {
-    managerArgs: ['--feature-gates=SidecarTerminator=true'],
+    managerArgs: [`--feature-gates=${DEPLOY_FEATURE_GATES},SidecarTerminator=true`],
   });
   cri = new CriClient(sys.criSocket);
 });
