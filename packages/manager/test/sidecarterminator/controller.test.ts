@@ -278,3 +278,18 @@ describe('SidecarTerminator controller (embedded control plane)', () => {
     expect(await crrOf(pod)).toBeUndefined();
   });
 });
+
+describe('SidecarTerminator gate', () => {
+  it('is off by default, and KruiseDaemon=false forces it off', async () => {
+    for (const gates of ['', 'KruiseDaemon=false,SidecarTerminator=true']) {
+      const env = await startEnv(gates ? [`--feature-gates=${gates}`] : []);
+      try {
+        expect(env.app.controllers.has(CONTROLLER), gates).toBe(false);
+        expect(env.app.controllers.has('containerrecreaterequest')).toBe(!gates);
+      } finally {
+        await env.app.stop();
+        await env.cp.stop();
+      }
+    }
+  });
+});
