@@ -46,6 +46,7 @@ const FEATURE_GUIDES = [
   'docs/advanced-daemonset.md',
   'docs/broadcastjob.md',
   'docs/container-launch-priority.md',
+  'docs/sidecar-terminator.md',
   'docs/advancedcronjob.md',
   'docs/kubectl-kruise.md',
   'docs/install.md',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { KruiseResources } from '@kruise/api';
 import type { AuditRecord } from '@kruise/control-plane';
 import { ControlPlane } from '@kruise/control-plane';
-import { JUSTIFIED_UNUSED, type PolicyRule } from '@kruise/deploy';
+import { DEPLOY_FEATURE_GATES, JUSTIFIED_UNUSED, type PolicyRule } from '@kruise/deploy';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { applyManifests, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
@@ -63,7 +63,11 @@ beforeAll(async () => {
   programs.push(localNode);
   const { program, webhookPort } = await startManagerProcess(
     await serviceAccountKubeconfig('kruise-manager'),
-    ['--enable-leader-election=true', '--nodeimage-creation-delay=0s'],
+    [
+      '--enable-leader-election=true',
+      '--nodeimage-creation-delay=0s',
+      `--feature-gates=${DEPLOY_FEATURE_GATES},SidecarTerminator=true`,
+    ],
   );
   programs.push(program);
   // kube-controller-manager's part: the webhook Service's endpoints.
@@ -674,6 +678,44 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     }
     for (const kind of Object.keys(templates))
       await admin.delete(KruiseResources.AdvancedCronJob, 'default', `rbac-acj-${kind}`);
+  }, 120_000);
+
+  it('runs a SidecarTerminator scenario (the CRR created, an ignore-exit-code pod ended through pods/status)', async () => {
+    const job = (name: string, env: object[]) =>
+      admin.create(Resources.Pod, {
+        metadata: { name, namespace: 'default' },
+        spec: {
+          nodeName: NODE,
+          restartPolicy: 'Never',
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            { name: 'main', image: `${registry()}/busybox:v1`, command: ['sh', '-c', 'sleep 1'] },
+            { name: 'sidecar', image: `${registry()}/busybox:v1`, command: LOOP, env },
+          ],
+        },
+      });
+    const exit = { name: 'KRUISE_TERMINATE_SIDECAR_WHEN_JOB_EXIT', value: 'true' };
+    const normal = await job('rbac-job', [exit]);
+    const ignoring = await job('rbac-job-ignore', [
+      exit,
+      { name: 'KRUISE_TERMINATE_SIDECAR_IGNORE_EXIT_CODE', value: 'true' },
+    ]);
+    for (const pod of [normal, ignoring]) {
+      const done = await waitFor(async () => {
+        const p = await admin.get(Resources.Pod, 'default', pod.metadata!.name!);
+        return p.status?.phase === 'Succeeded' ? p : undefined;
+      }, 60_000);
+      expect(
+        (
+          await admin.get(
+            KruiseResources.ContainerRecreateRequest,
+            'default',
+            `sidecar-termination-${pod.metadata!.uid}`,
+          )
+        ).spec.podName,
+      ).toBe(pod.metadata!.name);
+      expect(done.status.conditions.some((c: any) => c.type === 'SidecarTerminated')).toBe(pod === ignoring);
+    }
   }, 120_000);
 
   it('denied no request of the manager or the daemon', () => {

@@ -17,6 +17,15 @@ export const VIRTUAL_KUBELET_LABEL = 'type';
 /** Value of {@link VIRTUAL_KUBELET_LABEL} on virtual-kubelet nodes. */
 export const VIRTUAL_KUBELET_VALUE = 'virtual-kubelet';
 
+/** Container env: `true` marks a sidecar SidecarTerminator stops once the job's main containers are done. */
+export const KRUISE_TERMINATE_SIDECAR_ENV = 'KRUISE_TERMINATE_SIDECAR_WHEN_JOB_EXIT';
+/** Container env: an image that replaces the sidecar's on virtual-kubelet nodes to stop it (SidecarTerminator). */
+export const KRUISE_TERMINATE_SIDECAR_WITH_IMAGE_ENV = 'KRUISE_TERMINATE_SIDECAR_WHEN_JOB_EXIT_WITH_IMAGE';
+/** Container env: `true` lets SidecarTerminator end the pod by its main containers, whatever the sidecar's exit code. */
+export const KRUISE_IGNORE_CONTAINER_EXIT_CODE_ENV = 'KRUISE_TERMINATE_SIDECAR_IGNORE_EXIT_CODE';
+/** Pod condition SidecarTerminator sets when it ends a pod whose ignore-exit-code sidecars still run. */
+export const SIDECAR_TERMINATED_CONDITION = 'SidecarTerminated';
+
 /** ImagePullJob finalizer that protects secret copies until they are released. */
 export const DELETION_PROTECTION_FINALIZER = 'apps.kruise.io/deletion-protection';
 

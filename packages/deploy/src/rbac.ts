@@ -84,6 +84,12 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['batch'], ['jobs'], [...WATCH, 'create', 'delete']),
   rule(['apps.kruise.io'], ['broadcastjobs'], ['create']),
   rule(['apps.kruise.io'], ['imagelistpulljobs'], ['create', 'delete']),
+  // SidecarTerminator (gate SidecarTerminator): the `sidecar-termination-<podUID>` request that
+  // kills a finished job pod's sidecars, and the phase and SidecarTerminated condition of a pod with
+  // ignore-exit-code sidecars (a strategic merge patch of its status); pods, Nodes and requests are
+  // read from the caches above, a virtual-kubelet sidecar's image is replaced by a pod update (above).
+  rule(['apps.kruise.io'], ['containerrecreaterequests'], ['create']),
+  rule([''], ['pods/status'], ['patch']),
   // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
   rule([''], ['secrets'], [...WATCH, 'get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).

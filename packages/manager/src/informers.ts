@@ -1,4 +1,10 @@
-import { KruiseResources, type NodeImage } from '@kruise/api';
+import {
+  KRUISE_IGNORE_CONTAINER_EXIT_CODE_ENV,
+  KRUISE_TERMINATE_SIDECAR_ENV,
+  KRUISE_TERMINATE_SIDECAR_WITH_IMAGE_ENV,
+  KruiseResources,
+  type NodeImage,
+} from '@kruise/api';
 import { type Informer, type Manager, Resources, withoutManagedFields } from '@kruise/runtime';
 import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
 import {
@@ -6,25 +12,35 @@ import {
   CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION,
 } from './workload/launch-priority.ts';
 
-/** What the CRR controller reads of a container status. */
+/** What the CRR controller reads of a container status, and a terminated one's exit code (SidecarTerminator). */
 function trimContainerStatus(s: ContainerStatus): ContainerStatus {
+  const state = s?.state;
   return {
     name: s?.name,
     ready: s?.ready,
     restartCount: s?.restartCount,
     containerID: s?.containerID,
-    ...(s?.state?.running ? { state: { running: { startedAt: s.state.running.startedAt } } } : {}),
+    ...(state?.running ? { state: { running: { startedAt: state.running.startedAt } } } : {}),
+    ...(state?.terminated ? { state: { terminated: { exitCode: state.terminated.exitCode } } } : {}),
   } as ContainerStatus;
 }
 
-/** What the CRR webhook reads of a container spec, and its launch barrier (launch-priority controller). */
+/** The env vars controllers read of pods they do not own: launch barriers, SidecarTerminator's marks. */
+const KEPT_ENV = new Set([
+  CONTAINER_LAUNCH_BARRIER_ENV,
+  KRUISE_TERMINATE_SIDECAR_ENV,
+  KRUISE_IGNORE_CONTAINER_EXIT_CODE_ENV,
+  KRUISE_TERMINATE_SIDECAR_WITH_IMAGE_ENV,
+]);
+
+/** What the CRR webhook reads of a container spec, and the env vars of {@link KEPT_ENV}. */
 function trimContainer(c: Container): Container {
-  const barrier = c?.env?.filter((e) => e?.name === CONTAINER_LAUNCH_BARRIER_ENV);
+  const env = c?.env?.filter((e) => KEPT_ENV.has(e?.name));
   return {
     name: c?.name,
     ...(c?.ports ? { ports: c.ports } : {}),
     ...(c?.lifecycle?.preStop ? { lifecycle: { preStop: c.lifecycle.preStop } } : {}),
-    ...(barrier?.length ? { env: barrier } : {}),
+    ...(env?.length ? { env } : {}),
   } as Container;
 }
 
@@ -56,7 +72,8 @@ function withoutBookkeeping(pod: Pod): Pod {
 /**
  * The parts of a pod the controllers and the CRR webhook read — labels and node (podSelector
  * jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests), launch
- * barriers and the launch-priority-completed annotation (container launch priority); pods of
+ * barriers and the launch-priority-completed annotation (container launch priority), the restart
+ * policy, sidecar marks and exit codes (SidecarTerminator); pods of
  * Kruise workloads whole but for managedFields (their controllers hash container specs and write
  * whole statuses).
  */
@@ -77,6 +94,7 @@ export function trimPod(pod: Pod): Pod {
     },
     spec: {
       nodeName: pod.spec?.nodeName,
+      restartPolicy: pod.spec?.restartPolicy,
       readinessGates: pod.spec?.readinessGates,
       terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds,
       containers: pod.spec?.containers?.map(trimContainer),

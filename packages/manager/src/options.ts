@@ -47,6 +47,7 @@ export interface ManagerOptions {
   /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
   assignPodsByScheduler: boolean;
   broadcastJobWorkers: number;
+  sidecarTerminatorWorkers: number;
   /** BroadcastJob pods are pinned through node affinity for the scheduler (else by nodeName). */
   assignBroadcastJobPodsByScheduler: boolean;
   /** PreparingDelete pods do not count when CloneSets scale (every CloneSet, not just labelled ones). */
@@ -198,6 +199,12 @@ export function managerFlags() {
     )
     .flag('broadcastjob-workers', positiveInt, 3, 'Max concurrent workers for BroadCastJob controller.')
     .flag(
+      'sidecarterminator-workers',
+      positiveInt,
+      3,
+      'Max concurrent workers for SidecarTerminator controller.',
+    )
+    .flag(
       'assign-bcj-pods-by-scheduler',
       boolValue,
       true,
@@ -249,6 +256,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
     daemonSetWorkers: o['daemonset-workers'],
     assignPodsByScheduler: o['assign-pods-by-scheduler'],
     broadcastJobWorkers: o['broadcastjob-workers'],
+    sidecarTerminatorWorkers: o['sidecarterminator-workers'],
     assignBroadcastJobPodsByScheduler: o['assign-bcj-pods-by-scheduler'],
     cloneSetScalingExcludePreparingDelete: o['cloneset-scaling-exclude-preparing-delete'],
     expectationTimeoutMs: o['expectation-timeout'],

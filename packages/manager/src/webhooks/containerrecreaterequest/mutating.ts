@@ -5,6 +5,7 @@ import {
   CRR_POD_UID_LABEL,
   CRR_UNREADY_ACQUIRED_ANNOTATION,
   type FeatureGates,
+  SIDECAR_TERMINATED_CONDITION,
   VIRTUAL_KUBELET_LABEL,
   VIRTUAL_KUBELET_VALUE,
 } from '@kruise/api';
@@ -31,7 +32,7 @@ const deepEqual = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON
 function podIsActive(pod: Pod): boolean {
   const phase = pod.status?.phase;
   if (phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata?.deletionTimestamp) return true;
-  return (pod.status?.conditions ?? []).some((c) => c?.type === 'SidecarTerminated');
+  return (pod.status?.conditions ?? []).some((c) => c?.type === SIDECAR_TERMINATED_CONDITION);
 }
 
 function updateDenial(crr: ContainerRecreateRequest, old: ContainerRecreateRequest) {
