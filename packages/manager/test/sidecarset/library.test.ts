@@ -129,6 +129,12 @@ describe('patchPodMetadata', () => {
     expect(patchPodMetadata(a, [{ annotations: { keep: 'theirs' } }])).toBe(false);
   });
 
+  it('writes a merged document with sorted keys, as Go does', () => {
+    const a: Record<string, string> = { j: '{"b":1}' };
+    patchPodMetadata(a, [{ patchPolicy: 'MergePatchJson', annotations: { j: '{"a":2}' } }]);
+    expect(a.j).toBe('{"a":2,"b":1}');
+  });
+
   it('throws on a MergePatchJson value that is not JSON', () => {
     expect(() =>
       patchPodMetadata({ j: '{}' }, [{ patchPolicy: 'MergePatchJson', annotations: { j: '{' } }]),

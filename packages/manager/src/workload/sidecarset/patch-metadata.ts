@@ -38,8 +38,9 @@ export function patchPodMetadata(
           break;
         case 'MergePatchJson': {
           const origin = annotations[key];
+          // Go writes the merged document with its keys sorted.
           annotations[key] = origin
-            ? JSON.stringify(mergePatch(JSON.parse(origin), JSON.parse(value)))
+            ? goMarshal(mergePatch(JSON.parse(origin), JSON.parse(value)), true)
             : value;
           break;
         }
