@@ -19,19 +19,24 @@ export function trimNamespace(ns: Namespace): Namespace {
   };
 }
 
-/** The informer's cache once it has listed (the webhook serves before the manager's caches sync). */
-async function synced<T extends KubeObject>(informer: Informer<T>): Promise<Informer<T>> {
-  if (informer.hasSynced()) return informer;
+/**
+ * The informer once it has listed (the webhook serves before the manager's caches sync).
+ * @throws Error `caches not synced` when it has not listed within `waitMs`.
+ */
+export async function synced<T extends KubeObject>(
+  informer: Pick<Informer<T>, 'hasSynced' | 'waitForSync'>,
+  waitMs = SYNC_WAIT_MS,
+): Promise<void> {
+  if (informer.hasSynced()) return;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('caches not synced')), SYNC_WAIT_MS);
+    timer = setTimeout(() => reject(new Error('caches not synced')), waitMs);
   });
   try {
     await Promise.race([informer.waitForSync(), timeout]);
   } finally {
     clearTimeout(timer);
   }
-  return informer;
 }
 
 /**
@@ -50,19 +55,28 @@ export function cachedSidecarSetLookups(manager: Manager, kruiseNamespace: strin
     resource: Resources.ControllerRevision,
   });
   return {
-    sidecarSets: async () => (await synced(sidecarSets)).list(),
+    sidecarSets: async () => {
+      await synced(sidecarSets);
+      return sidecarSets.list();
+    },
     namespaceLabels: async (name) => {
-      const ns = (await synced(namespaces)).get(name);
+      await synced(namespaces);
+      const ns = namespaces.get(name);
       return ns ? (ns.metadata?.labels ?? {}) : undefined;
     },
-    revisions: async (sidecarSet) =>
-      (await synced(revisions))
+    revisions: async (sidecarSet) => {
+      await synced(revisions);
+      return revisions
         .list()
         .filter(
           (r) =>
             r.metadata?.namespace === kruiseNamespace &&
             r.metadata?.labels?.[SIDECARSET_NAME_LABEL] === sidecarSet,
-        ),
-    revision: async (name) => (await synced(revisions)).get(`${kruiseNamespace}/${name}`),
+        );
+    },
+    revision: async (name) => {
+      await synced(revisions);
+      return revisions.get(`${kruiseNamespace}/${name}`);
+    },
   };
 }
