@@ -50,6 +50,7 @@ const FEATURE_GUIDES = [
   'docs/advancedcronjob.md',
   'docs/kubectl-kruise.md',
   'docs/install.md',
+  'docs/sidecarset.md',
 ];
 const guides = [
   'README.md',

@@ -142,6 +142,16 @@ export const GOALS = {
     unit: 'ms',
     atMost: 5,
   },
+  'sidecarset-injection.p99-100': {
+    what: 'pod CREATE through the control plane (kruise-manager pod webhook) p99 with 100 SidecarSets present',
+    unit: 'ms',
+    atMost: 20,
+  },
+  'sidecarset-injection.p99-ratio': {
+    what: 'pod CREATE p99 with 100 SidecarSets present / with none',
+    unit: 'x',
+    atMost: 2,
+  },
   'crr.stop-p50': {
     what: 'ContainerRecreateRequest create -> StopContainer at containerd, p50 (every round)',
     unit: 'ms',

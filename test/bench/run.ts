@@ -28,6 +28,7 @@ import { benchLocalNode } from './local-node.bench.ts';
 import { benchManager } from './manager.bench.ts';
 import { runBench, type Suite } from './runner.ts';
 import { benchRuntime } from './runtime.bench.ts';
+import { benchSidecarSetInjection } from './sidecarset-injection.bench.ts';
 import { benchStatefulSet } from './statefulset.bench.ts';
 
 const suites: Suite[] = [
@@ -35,6 +36,7 @@ const suites: Suite[] = [
   { name: 'runtime', title: 'controller kit', run: benchRuntime },
   { name: 'manager', title: 'kruise-manager', run: benchManager },
   { name: 'admission', title: 'admission webhooks', run: benchAdmission },
+  { name: 'sidecarset-injection', title: 'SidecarSet injection', run: benchSidecarSetInjection },
   { name: 'cloneset', title: 'CloneSet', run: benchCloneSet },
   { name: 'statefulset', title: 'Advanced StatefulSet', run: benchStatefulSet },
   { name: 'daemonset', title: 'Advanced DaemonSet', run: benchDaemonSet },

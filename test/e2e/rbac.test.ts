@@ -717,6 +717,42 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
       expect(done.status.conditions.some((c: any) => c.type === 'SidecarTerminated')).toBe(pod === ignoring);
     }
   }, 120_000);
+  it('runs a SidecarSet injection scenario (SidecarSets, namespaces and a pinned revision read from caches)', async () => {
+    await admin.create(Resources.Namespace, { metadata: { name: 'rbac-sidecar', labels: { mesh: 'on' } } });
+    await admin.create(Resources.ControllerRevision, {
+      metadata: {
+        name: 'rbac-mesh-r1',
+        namespace: 'kruise-system',
+        labels: { 'kruise.io/sidecarset-name': 'rbac-mesh' },
+      },
+      data: {
+        spec: { $patch: 'replace', containers: [{ name: 'proxy', image: `${registry()}/busybox:v1` }] },
+      },
+      revision: 1,
+    });
+    await admin.create(KruiseResources.SidecarSet, {
+      metadata: { name: 'rbac-mesh' },
+      spec: {
+        selector: { matchLabels: { app: 'meshed' } },
+        namespaceSelector: { matchLabels: { mesh: 'on' } },
+        containers: [{ name: 'proxy', image: `${registry()}/busybox:v2` }],
+        injectionStrategy: { revision: { revisionName: 'rbac-mesh-r1' } },
+      },
+    } as KubeObject);
+    const pod = {
+      metadata: { name: 'meshed', namespace: 'rbac-sidecar', labels: { app: 'meshed' } },
+      spec: { containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }] },
+    };
+    const created = await waitFor(async () => {
+      const p = await admin.create(Resources.Pod, pod, { dryRun: true });
+      return p.spec.containers.length === 2 ? p : undefined;
+    });
+    expect(created.spec.containers.map((c: any) => `${c.name}=${c.image}`)).toEqual([
+      `app=${registry()}/busybox:v1`,
+      `proxy=${registry()}/busybox:v1`,
+    ]);
+    await admin.delete(KruiseResources.SidecarSet, undefined, 'rbac-mesh');
+  });
 
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);

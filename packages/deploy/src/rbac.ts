@@ -94,6 +94,11 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule([''], ['secrets'], [...WATCH, 'get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).
   rule([''], ['events'], ['create', 'patch']),
+  // SidecarSet injection (pod webhook, every replica): the SidecarSets and the labels of the
+  // namespaces their namespaceSelector matches, from caches; pinned revisions from the
+  // ControllerRevision cache (watched above).
+  rule(['apps.kruise.io'], ['sidecarsets'], WATCH),
+  rule([''], ['namespaces'], WATCH),
   // Certificate manager: caBundle into kruise's two webhook configurations.
   rule(
     ['admissionregistration.k8s.io'],

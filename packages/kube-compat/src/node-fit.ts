@@ -38,7 +38,7 @@ const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** validation.IsQualifiedName: `[prefix/]name`, the prefix a DNS subdomain, the name ≤ 63 characters. */
-function isQualifiedName(value: string): boolean {
+export function isQualifiedName(value: string): boolean {
   const parts = value.split('/');
   if (parts.length > 2) return false;
   const name = parts.length === 2 ? parts[1]! : parts[0]!;

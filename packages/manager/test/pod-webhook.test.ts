@@ -112,24 +112,25 @@ describe('pod webhook (mpod.kb.io)', () => {
     );
   });
 
-  it('with gate KruisePodReadinessGate gates every pod', () => {
+  it('with gate KruisePodReadinessGate gates every pod', async () => {
     const handler = mutatePod(parseFeatureGates('KruisePodReadinessGate=true'));
-    const res = handler({
+    const res = (await handler({
       uid: 'u',
       kind: { group: '', version: 'v1', kind: 'Pod' },
       resource: { group: '', version: 'v1', resource: 'pods' },
       operation: 'CREATE',
       namespace: 'default',
       object: pod({ name: 'any' }),
-    }) as { patch?: string };
+    })) as { patch?: string };
     expect(JSON.parse(Buffer.from(res.patch!, 'base64').toString())).toEqual([
       { op: 'add', path: '/spec/readinessGates', value: [{ conditionType: 'KruisePodReady' }] },
     ]);
   });
 
-  it('runs its steps in upstream’s order: the readiness gate first, then launch priority', () => {
+  it('runs its steps in upstream’s order: the readiness gate, SidecarSet injection, then launch priority', () => {
     expect(podMutations(parseFeatureGates('')).map((s) => s.name)).toEqual([
       'KruisePodReadinessGate',
+      'SidecarSet',
       'ContainerLaunchPriority',
     ]);
   });

@@ -17,6 +17,7 @@ import { validateImagePullJob } from './imagepulljob/validating.ts';
 import { mutateNodeImage } from './nodeimage/mutating.ts';
 import { validateNodeImage } from './nodeimage/validating.ts';
 import { mutatePod } from './pod/mutating.ts';
+import { NO_SIDECARSETS, type SidecarSetLookups } from './pod/sidecarset/lookups.ts';
 import { mutateStatefulSet } from './statefulset/mutating.ts';
 import { validateStatefulSet } from './statefulset/validating.ts';
 import type { StorageClassLookup } from './statefulset/volume-claim-update.ts';
@@ -58,6 +59,7 @@ export function webhookRoutes(
   gates: FeatureGates,
   crrLookup: CrrLookup = NO_LOOKUP,
   storageClasses: StorageClassLookup = NO_STORAGE_CLASSES,
+  sidecarSets: SidecarSetLookups = NO_SIDECARSETS,
 ): WebhookRoute[] {
   return [
     {
@@ -205,7 +207,7 @@ export function webhookRoutes(
             versions: ['v1'],
             operations: ['CREATE'],
             skipNamespacesLabelled: 'control-plane',
-            handler: mutatePod(gates),
+            handler: mutatePod(gates, { sidecarSets }),
           },
         ]
       : []),

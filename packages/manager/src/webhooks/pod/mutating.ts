@@ -4,11 +4,26 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { injectKruisePodReadyGate } from '../../workload/podreadiness/readiness-gate.ts';
 import { goDecodeError } from '../../workload/revision/go-encode.ts';
 import { BadPodError, injectLaunchPriority } from './launch-priority.ts';
+import { injectSidecarSets } from './sidecarset/inject.ts';
+import { NO_SIDECARSETS, type SidecarSetLookups } from './sidecarset/lookups.ts';
 
-/** One step of the pod pipeline: changes the pod (returning true) or leaves it (false); throws → 500. */
+/**
+ * One step of the pod pipeline: changes the pod (returning true) or leaves it (false), at once or
+ * through a promise; throws (or rejects) → 500.
+ */
 export interface PodMutation {
   name: string;
-  mutate(pod: Pod, request: AdmissionRequest): boolean;
+  mutate(pod: Pod, request: AdmissionRequest): boolean | Promise<boolean>;
+}
+
+/** What the pod pipeline reads besides the request. */
+export interface PodWebhookDeps {
+  /** SidecarSets, namespaces and SidecarSet revisions (none unless given). */
+  sidecarSets?: SidecarSetLookups;
+  /** Draws in [0, 1) (launch priority, Partial SidecarSet injection). */
+  random?: () => number;
+  /** The time of the SidecarSet hash annotations. */
+  now?: () => Date;
 }
 
 /**
@@ -18,14 +33,20 @@ export interface PodMutation {
  * annotation, PersistentPodState, enhanced liveness probe and serverless PodProbeMarker. Only the
  * implemented ones are listed; each later feature inserts its step at its place here.
  */
-export function podMutations(gates: FeatureGates, random: () => number = Math.random): PodMutation[] {
+export function podMutations(gates: FeatureGates, deps: PodWebhookDeps = {}): PodMutation[] {
+  const random = deps.random ?? Math.random;
+  const lookups = deps.sidecarSets ?? NO_SIDECARSETS;
   return [
     {
       name: 'KruisePodReadinessGate',
       mutate: (pod) => injectKruisePodReadyGate(pod, gates.enabled('KruisePodReadinessGate')),
     },
     // WorkloadSpread (gate WorkloadSpread) goes here.
-    // SidecarSet goes here.
+    {
+      name: 'SidecarSet',
+      mutate: (pod) =>
+        injectSidecarSets(pod, { lookups, gates, random, ...(deps.now ? { now: deps.now } : {}) }),
+    },
     { name: 'ContainerLaunchPriority', mutate: (pod) => injectLaunchPriority(pod, random) },
     // PodUnavailableBudget (gates PodUnavailableBudget*Gate), PersistentPodState,
     // EnhancedLivenessProbe and PodProbeMarker on serverless go here, in that order.
@@ -36,9 +57,9 @@ export function podMutations(gates: FeatureGates, random: () => number = Math.ra
  * The pod mutating webhook `mpod.kb.io` (CREATE on pods; the configuration skips namespaces
  * labelled `control-plane`): runs the pipeline on one copy of the pod and answers one JSON patch.
  */
-export function mutatePod(gates: FeatureGates, random: () => number = Math.random): AdmissionHandler {
-  const steps = podMutations(gates, random);
-  return (request) => {
+export function mutatePod(gates: FeatureGates, deps: PodWebhookDeps = {}): AdmissionHandler {
+  const steps = podMutations(gates, deps);
+  return async (request) => {
     if (request.operation !== 'CREATE' || request.subResource) return allowed();
     const raw = request.object;
     if (raw === undefined || raw === null) return denied(400, 'there is no content to decode');
@@ -59,7 +80,7 @@ export function mutatePod(gates: FeatureGates, random: () => number = Math.rando
     let changed = false;
     for (const step of steps) {
       try {
-        if (step.mutate(pod, request)) changed = true;
+        if (await step.mutate(pod, request)) changed = true;
       } catch (err) {
         return denied(err instanceof BadPodError ? 400 : 500, (err as Error).message);
       }

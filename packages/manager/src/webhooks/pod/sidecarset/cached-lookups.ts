@@ -1,0 +1,82 @@
+import { KruiseResources, type SidecarSet } from '@kruise/api';
+import { type Informer, type KubeObject, type Manager, Resources } from '@kruise/runtime';
+import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { Namespace } from 'kubernetes-types/core/v1.js';
+import { SIDECARSET_NAME_LABEL } from '../../../workload/sidecarset/keys.ts';
+import type { SidecarSetLookups } from './lookups.ts';
+
+/** How long a request waits for a cache's first list before it is refused. */
+const SYNC_WAIT_MS = 10_000;
+
+/** A Namespace as the cache keeps it: name and labels. */
+export function trimNamespace(ns: Namespace): Namespace {
+  return {
+    metadata: {
+      name: ns.metadata?.name,
+      resourceVersion: ns.metadata?.resourceVersion,
+      ...(ns.metadata?.labels ? { labels: ns.metadata.labels } : {}),
+    },
+  };
+}
+
+/**
+ * The informer once it has listed (the webhook serves before the manager's caches sync).
+ * @throws Error `caches not synced` when it has not listed within `waitMs`.
+ */
+export async function synced<T extends KubeObject>(
+  informer: Pick<Informer<T>, 'hasSynced' | 'waitForSync'>,
+  waitMs = SYNC_WAIT_MS,
+): Promise<void> {
+  if (informer.hasSynced()) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('caches not synced')), waitMs);
+  });
+  try {
+    await Promise.race([informer.waitForSync(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The SidecarSet step's lookups from the manager's shared informers (SidecarSets, Namespaces
+ * trimmed to their labels, ControllerRevisions), which run on every replica; a request waits for a
+ * cache's first list.
+ */
+export function cachedSidecarSetLookups(manager: Manager, kruiseNamespace: string): SidecarSetLookups {
+  const f = manager.informers;
+  const sidecarSets = f.informerFor<SidecarSet & KubeObject>({ resource: KruiseResources.SidecarSet });
+  const namespaces = f.informerFor<Namespace & KubeObject>({
+    resource: Resources.Namespace,
+    transform: trimNamespace as (ns: Namespace & KubeObject) => Namespace & KubeObject,
+  });
+  const revisions = f.informerFor<ControllerRevision & KubeObject>({
+    resource: Resources.ControllerRevision,
+  });
+  return {
+    sidecarSets: async () => {
+      await synced(sidecarSets);
+      return sidecarSets.list();
+    },
+    namespaceLabels: async (name) => {
+      await synced(namespaces);
+      const ns = namespaces.get(name);
+      return ns ? (ns.metadata?.labels ?? {}) : undefined;
+    },
+    revisions: async (sidecarSet) => {
+      await synced(revisions);
+      return revisions
+        .list()
+        .filter(
+          (r) =>
+            r.metadata?.namespace === kruiseNamespace &&
+            r.metadata?.labels?.[SIDECARSET_NAME_LABEL] === sidecarSet,
+        );
+    },
+    revision: async (name) => {
+      await synced(revisions);
+      return revisions.get(`${kruiseNamespace}/${name}`);
+    },
+  };
+}
