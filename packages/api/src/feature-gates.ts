@@ -29,6 +29,8 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
   StatefulSetAutoResizePVCGate: false,
   StatefulSetStartOrdinal: false,
   PodIndexLabel: true,
+  // SidecarSet: patchPodMetadata allowed without a whitelist in kruise-configuration.
+  SidecarSetPatchPodMetadataDefaultsAllowed: false,
 };
 
 /** Gates forced off when PodWebhook is off (those in FEATURE_DEFAULTS of upstream's list). */

@@ -1,5 +1,5 @@
 import type { ObjectMeta } from '@kruise/api';
-import { type FieldError, invalid, required } from './field-errors.ts';
+import { type FieldError, forbidden, invalid, required } from './field-errors.ts';
 import {
   annotationsErrors,
   dns1123LabelErrors,
@@ -24,8 +24,15 @@ export const nameIsDnsLabel: NameValidator = (name, prefix) =>
 export const nameIsDnsSubdomain: NameValidator = (name, prefix) =>
   dns1123SubdomainErrors(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
 
-/** ValidateObjectMeta of a namespaced object: generateName and name by `nameErrors`, namespace, labels, annotations. */
-export function objectMetaErrors(meta: ObjectMeta | undefined, nameErrors: NameValidator): FieldError[] {
+/**
+ * ValidateObjectMeta: generateName and name by `nameErrors`, the namespace (required when
+ * `namespaced`, forbidden otherwise), labels, annotations.
+ */
+export function objectMetaErrors(
+  meta: ObjectMeta | undefined,
+  nameErrors: NameValidator,
+  namespaced = true,
+): FieldError[] {
   const out: FieldError[] = [];
   const { name = '', generateName = '', namespace = '' } = meta ?? {};
   if (generateName)
@@ -33,7 +40,9 @@ export function objectMetaErrors(meta: ObjectMeta | undefined, nameErrors: NameV
       out.push(invalid('metadata.generateName', generateName, msg));
   if (!name) out.push(required('metadata.name', 'name or generateName is required'));
   else for (const msg of nameErrors(name, false)) out.push(invalid('metadata.name', name, msg));
-  if (!namespace) out.push(required('metadata.namespace'));
+  if (!namespaced) {
+    if (namespace) out.push(forbidden('metadata.namespace', 'not allowed on this type'));
+  } else if (!namespace) out.push(required('metadata.namespace'));
   else
     for (const msg of nameIsDnsLabel(namespace, false))
       out.push(invalid('metadata.namespace', namespace, msg));

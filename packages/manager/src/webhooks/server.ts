@@ -6,6 +6,7 @@ import type { ManagerOptions } from '../options.ts';
 import { WEBHOOK_NAMES } from './configurations.ts';
 import { kruiseConversions } from './conversion/index.ts';
 import { registerRoutes, webhookRoutes } from './paths.ts';
+import { apiSidecarSetLookups } from './sidecarset/api-lookups.ts';
 import { apiStorageClasses } from './statefulset/storage-classes.ts';
 
 /** The admission webhooks as the manager runs them: the server, its certificates and the port it bound. */
@@ -70,6 +71,7 @@ export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
         node: async (name) => nodes.get(name) ?? client.get(Resources.Node, undefined, name),
       },
       apiStorageClasses(client),
+      apiSidecarSetLookups(client, flags.webhookServiceNamespace),
     ),
   );
   const conversions = kruiseConversions();
