@@ -20,31 +20,35 @@ import { goResourcesPolicy, resourcesPolicyErrors } from './resources-policy.ts'
  * a container's index hangs off `spec` (`spec[0].transferEnv.fieldRef`).
  */
 
-const FIELD_PATHS = ['metadata.annotations', 'metadata.labels', 'metadata.name'];
+/** fieldpath.SplitMaybeSubscriptedPath: `metadata.labels['a']` → [`metadata.labels`, `a`]. */
+function splitSubscripted(fieldPath: string): [string, string] | undefined {
+  if (!fieldPath.endsWith("']")) return undefined;
+  const s = fieldPath.slice(0, -2);
+  const at = s.indexOf("['");
+  if (at <= 0) return undefined;
+  return [s.slice(0, at), s.slice(at + 2)];
+}
 
-/** Upstream's validateObjectFieldSelector for transferEnv's sourceContainerNameFrom.fieldRef. */
+/**
+ * Upstream's validateObjectFieldSelector for transferEnv's sourceContainerNameFrom.fieldRef, through
+ * its ConvertDownwardAPIFieldLabel, which accepts only a subscripted `metadata.annotations['…']` or
+ * `metadata.labels['…']` (so even `metadata.name` is refused, as upstream refuses it).
+ */
 function fieldRefErrors(fs: ObjectFieldSelector, field: string): FieldError[] {
   if (!fs.apiVersion) return [required(`${field}.apiVersion`)];
   if (!fs.fieldPath) return [required(`${field}.fieldPath`)];
-  if (fs.apiVersion !== 'v1')
-    return [
-      invalid(
-        `${field}.fieldPath`,
-        fs.fieldPath,
-        `error converting fieldPath: unsupported version: ${fs.apiVersion}`,
-      ),
-    ];
-  const m = /^(metadata\.(?:annotations|labels))\['(.*)'\]$/.exec(fs.fieldPath);
-  const subscripted = /^(.*)\['(.*)'\]$/.exec(fs.fieldPath);
-  if (m) {
-    const key = m[2]!;
-    const msgs = qualifiedNameErrors(m[1] === 'metadata.annotations' ? key.toLowerCase() : key);
-    return msgs.map((msg) => invalid(field, key, msg));
-  }
-  if (subscripted) return [invalid(field, subscripted[1], 'does not support subscript')];
-  if (!FIELD_PATHS.includes(fs.fieldPath))
-    return [notSupported(`${field}.fieldPath`, fs.fieldPath, FIELD_PATHS)];
-  return [];
+  const converting = (e: string) => [
+    invalid(`${field}.fieldPath`, fs.fieldPath, `error converting fieldPath: ${e}`),
+  ];
+  if (fs.apiVersion !== 'v1') return converting(`unsupported pod version: ${fs.apiVersion}`);
+  const split = splitSubscripted(fs.fieldPath);
+  if (!split) return converting(`field label not supported: ${fs.fieldPath}`);
+  const [path, key] = split;
+  if (path !== 'metadata.annotations' && path !== 'metadata.labels')
+    return converting(`field path not supported: ${path}`);
+  return qualifiedNameErrors(path === 'metadata.annotations' ? key.toLowerCase() : key).map((msg) =>
+    invalid(field, key, msg),
+  );
 }
 
 function transferEnvErrors(envs: TransferEnvVar[] | undefined, field: string): FieldError[] {
