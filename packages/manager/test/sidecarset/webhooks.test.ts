@@ -41,7 +41,10 @@ describe('SidecarSet defaulting (msidecarset.kb.io)', () => {
             startupProbe: { exec: { command: ['true'] } },
             lifecycle: { preStop: { httpGet: { port: 80 } } },
             transferEnv: [
-              { envName: 'X', sourceContainerNameFrom: { fieldRef: { fieldPath: "metadata.labels['main']" } } },
+              {
+                envName: 'X',
+                sourceContainerNameFrom: { fieldRef: { fieldPath: "metadata.labels['main']" } },
+              },
             ],
           },
         ],
@@ -55,7 +58,9 @@ describe('SidecarSet defaulting (msidecarset.kb.io)', () => {
     const out = await defaulted(request('CREATE', obj, undefined, version));
     expect(out.spec).toEqual({
       selector: { matchLabels: { app: 'web' } },
-      initContainers: [{ name: 'init', image: 'busybox', ...containerDefaults('AfterAppContainer', 'Always') }],
+      initContainers: [
+        { name: 'init', image: 'busybox', ...containerDefaults('AfterAppContainer', 'Always') },
+      ],
       containers: [
         {
           name: 'proxy',
@@ -82,7 +87,9 @@ describe('SidecarSet defaulting (msidecarset.kb.io)', () => {
           transferEnv: [
             {
               envName: 'X',
-              sourceContainerNameFrom: { fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['main']" } },
+              sourceContainerNameFrom: {
+                fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['main']" },
+              },
             },
           ],
           ...containerDefaults('BeforeAppContainer', 'IfNotPresent'),
@@ -147,7 +154,11 @@ describe('SidecarSet defaulting (msidecarset.kb.io)', () => {
         }),
       ),
     );
-    expect(out.spec.containers.map((c: Obj) => c.imagePullPolicy)).toEqual(['Always', 'Always', 'IfNotPresent']);
+    expect(out.spec.containers.map((c: Obj) => c.imagePullPolicy)).toEqual([
+      'Always',
+      'Always',
+      'IfNotPresent',
+    ]);
   });
 
   it('annotates the hashes of the defaulted sidecars, as the library computes them', async () => {
