@@ -33,7 +33,11 @@ describe('resource expressions (resourcesPolicy.resourcesExpr)', () => {
     ['foo +', 'cpu', 'undefined variable: foo'],
     // memory is 1 here: the smaller is 1, less 10Mi
     ['min(memory, 1Gi) - 10Mi', 'memory', 'calculation result is negative: -10485759'],
-    ['1e3m', 'cpu', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+    [
+      '1e3m',
+      'cpu',
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
   ] as const)('refuses %j for %s: %s', (expr, variable, message) => {
     expect(resourceExpressionError(expr, variable)).toBe(`invalid expression: ${message}`);
   });
