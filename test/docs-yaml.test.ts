@@ -47,6 +47,7 @@ const FEATURE_GUIDES = [
   'docs/broadcastjob.md',
   'docs/container-launch-priority.md',
   'docs/advancedcronjob.md',
+  'docs/sidecarset-admission.md',
   'docs/kubectl-kruise.md',
   'docs/install.md',
 ];

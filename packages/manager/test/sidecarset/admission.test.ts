@@ -60,7 +60,7 @@ const apply = (obj: object) => kubectl(kubeconfig, ['create', '-f', '-'], string
 /** kubectl's refusal of a create, after checking that nothing was stored. */
 async function refused(obj: { metadata: { name: string } }): Promise<string> {
   const r = await apply(obj);
-  expect(r.code).not.toBe(0);
+  expect(r.status).not.toBe(0);
   expect(isNotFound(await get(obj.metadata.name).catch((e) => e))).toBe(true);
   return r.stderr.trim();
 }
@@ -83,7 +83,7 @@ describe('SidecarSet admission through the API server', () => {
         },
       ],
     });
-    expect(stored.metadata.annotations).toMatchObject({
+    expect(stored.metadata?.annotations).toMatchObject({
       'kruise.io/sidecarset-hash': sidecarSetHash(stored),
       'kruise.io/sidecarset-hash-without-image': sidecarSetHashWithoutImage(stored),
     });
@@ -115,10 +115,10 @@ describe('SidecarSet admission through the API server', () => {
     alpha.spec.containers = [{ name: 'alpha-agent', image: 'busybox:1' }];
     expect((await apply(alpha)).stderr).toBe('');
     const stored = await get('alpha');
-    expect(stored.spec.namespaceSelector).toEqual({
+    expect(stored.spec?.namespaceSelector).toEqual({
       matchLabels: { 'kubernetes.io/metadata.name': 'team-a' },
     });
-    expect(stored.spec.containers![0]).toMatchObject({ podInjectPolicy: 'BeforeAppContainer' });
+    expect(stored.spec?.containers?.[0]).toMatchObject({ podInjectPolicy: 'BeforeAppContainer' });
     const atAlpha = JSON.parse((await kubectl(kubeconfig, ['get', ALPHA, 'alpha', '-o', 'json'])).stdout);
     expect(atAlpha.spec.namespace).toBeUndefined();
     expect(atAlpha.metadata.annotations['kruise.io/sidecarset-hash']).toBe(sidecarSetHash(stored));
@@ -144,7 +144,7 @@ describe('SidecarSet admission through the API server', () => {
       ),
     );
     expect((await apply(sidecarSet('pinned', spec('pinned-7d9f')))).stderr).toBe('');
-    expect((await get('pinned')).spec.injectionStrategy).toEqual({
+    expect((await get('pinned')).spec?.injectionStrategy).toEqual({
       revision: { revisionName: 'pinned-7d9f', policy: 'Always' },
     });
   });
@@ -184,9 +184,11 @@ describe('SidecarSet admission through the API server', () => {
         'spec.containers.upgradeStrategy.upgradeType: Invalid value: "sidecar": container sidecar upgradeType is immutable',
       ),
     );
-    expect((await get('mesh')).spec.containers![0]!.upgradeStrategy).toEqual({ upgradeType: 'ColdUpgrade' });
+    expect((await get('mesh')).spec?.containers?.[0]?.upgradeStrategy).toEqual({
+      upgradeType: 'ColdUpgrade',
+    });
     // an image change goes through, and moves the hash
-    const before = (await get('mesh')).metadata.annotations!['kruise.io/sidecarset-hash'];
+    const before = (await get('mesh')).metadata?.annotations?.['kruise.io/sidecarset-hash'];
     const ok = await kubectl(kubeconfig, [
       'patch',
       'sidecarsets.apps.kruise.io',
@@ -197,7 +199,7 @@ describe('SidecarSet admission through the API server', () => {
     ]);
     expect(ok.stderr).toBe('');
     const after = await get('mesh');
-    expect(after.metadata.annotations!['kruise.io/sidecarset-hash']).not.toBe(before);
-    expect(after.metadata.annotations!['kruise.io/sidecarset-hash']).toBe(sidecarSetHash(after));
+    expect(after.metadata?.annotations?.['kruise.io/sidecarset-hash']).not.toBe(before);
+    expect(after.metadata?.annotations?.['kruise.io/sidecarset-hash']).toBe(sidecarSetHash(after));
   });
 });

@@ -1,14 +1,6 @@
 import type { SidecarContainer, TransferEnvVar } from '@kruise/api';
 import type { Container, ObjectFieldSelector, Volume } from 'kubernetes-types/core/v1.js';
-import {
-  type FieldError,
-  type GoValue,
-  goString,
-  goStruct,
-  invalid,
-  notSupported,
-  required,
-} from '../field-errors.ts';
+import { type FieldError, type GoValue, goString, goStruct, invalid, required } from '../field-errors.ts';
 import { podTemplateErrors, qualifiedNameErrors } from '../pod-template-validation.ts';
 import { goResourcesPolicy, resourcesPolicyErrors } from './resources-policy.ts';
 
