@@ -131,6 +131,19 @@ describe('SidecarSet validation (vsidecarset.kb.io)', () => {
       'updateStrategy: Invalid value: "&{Type:RollingUpdate Paused:false Selector:&LabelSelector{MatchLabels:map[string]string{canary: true,},MatchExpressions:[]LabelSelectorRequirement{},} Partition:1 MaxUnavailable:1 PriorityStrategy:<nil> ScatterStrategy:[]}": Partition and Selector cannot be used together',
     ],
     [
+      'a partition with an update selector, beside a priority strategy',
+      () =>
+        create('ps2', {
+          updateStrategy: {
+            partition: '10%',
+            selector: { matchExpressions: [{ key: 'canary', operator: 'In', values: ['a', 'b'] }] },
+            priorityStrategy: { orderPriority: [{ orderedKey: 'k' }] },
+            scatterStrategy: [{ key: 'zone', value: 'a' }],
+          },
+        }),
+      'updateStrategy: Invalid value: "&{Type:RollingUpdate Paused:false Selector:&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:canary,Operator:In,Values:[a b],},},} Partition:10% MaxUnavailable:1 PriorityStrategy:0xc000a1c000 ScatterStrategy:[{Key:zone Value:a}]}": Partition and Selector cannot be used together',
+    ],
+    [
       'an empty update selector',
       () => create('us', { updateStrategy: { selector: {} } }),
       `spec.updateStrategy.selector: Invalid value: ${EMPTY_SELECTOR}: empty selector is not valid for sidecarset.`,
@@ -444,6 +457,18 @@ describe('SidecarSet patchPodMetadata whitelist (kruise-configuration)', () => {
       { team: 'b' },
       'SidecarSetPatchPodMetadataDefaultsAllowed=true',
       'allowed',
+    ],
+    [
+      'a rule whose selector cannot be read',
+      configuration([
+        {
+          selector: { matchExpressions: [{ key: 'team', operator: 'Near' }] },
+          allowedAnnotationKeyExprs: ['.*'],
+        },
+      ]),
+      undefined,
+      '',
+      refused('"Near" is not a valid pod selector operator'),
     ],
     [
       'a rule for this SidecarSet’s labels',

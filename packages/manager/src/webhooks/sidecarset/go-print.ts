@@ -1,6 +1,6 @@
 import type { SidecarSetInjectionStrategy, SidecarSetUpdateStrategy } from '@kruise/api';
 import type { LabelSelectorFields } from '@kruise/kube-compat';
-import { GoValue, goPointer, goString, goStruct } from '../field-errors.ts';
+import { GO_ADDRESS, GoValue, goPointer, goString, goStruct } from '../field-errors.ts';
 
 /** How Go prints the few SidecarSet values upstream's denials show. */
 
@@ -29,7 +29,8 @@ export function updateStrategyText(s: SidecarSetUpdateStrategy): string {
     `Selector:${s.selector ? labelSelectorText(s.selector) : '<nil>'}`,
     `Partition:${intOrString(s.partition)}`,
     `MaxUnavailable:${intOrString(s.maxUnavailable)}`,
-    `PriorityStrategy:${s.priorityStrategy ? `&{OrderPriority:[] WeightPriority:[]}` : '<nil>'}`,
+    // (a pointer without a String method inside a struct: Go prints its address)
+    `PriorityStrategy:${s.priorityStrategy ? GO_ADDRESS : '<nil>'}`,
     `ScatterStrategy:[${(s.scatterStrategy ?? []).map((t) => `{Key:${t.key} Value:${t.value}}`).join(' ')}]`,
   ];
   return `&{${fields.join(' ')}}`;

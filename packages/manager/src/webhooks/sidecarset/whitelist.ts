@@ -4,6 +4,8 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { SIDECARSET_PATCH_METADATA_WHITELIST_KEY } from '../../workload/sidecarset/index.ts';
 import { goRegexp, goRegexpError } from './go-regexp.ts';
 
+const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+
 /** `SidecarSet_PatchPodMetadata_WhiteList` of `kruise-configuration`: rules of allowed annotation keys. */
 interface WhiteList {
   rules?: {
@@ -36,6 +38,8 @@ export function patchMetadataWhitelistError(
   }
   const expressions: RegExp[] = [];
   for (const rule of whitelist.rules ?? []) {
+    const bad = rule.selector?.matchExpressions?.find((e) => !OPERATORS.includes(e?.operator));
+    if (bad) return `${JSON.stringify(String(bad.operator))} is not a valid pod selector operator`;
     if (rule.selector && !labelSelectorMatches(rule.selector, sidecarSet.metadata?.labels ?? {})) continue;
     for (const expr of rule.allowedAnnotationKeyExprs ?? []) {
       const e = goRegexpError(expr);
