@@ -53,6 +53,26 @@ export function objectMetaErrors(
   return out;
 }
 
+const DASHED_NAME_FORMAT = '^[a-zA-Z0-9\\-]+$';
+const DASHED_NAME = new RegExp(DASHED_NAME_FORMAT);
+
+/**
+ * The name rule of Kruise's own kinds (validateBroadcastJobName, validateAdvancedCronJobName,
+ * validateSidecarSetName): letters, digits and '-', at most 63 characters; `subject` starts the
+ * message (`BroadcastJob name`, `sidecarset name`).
+ */
+export const dashedNameErrors =
+  (subject: string): NameValidator =>
+  (name) => {
+    const out: string[] = [];
+    if (!DASHED_NAME.test(name))
+      out.push(
+        `${subject} must consist of alphanumeric characters or '-' (e.g. 'example-com', regex used for validation is '${DASHED_NAME_FORMAT}')`,
+      );
+    if (name.length > 63) out.push('must be no more than 63 characters');
+    return out;
+  };
+
 /** ValidateObjectMetaUpdate: a resourceVersion, no smaller generation, the same name, namespace and uid, valid labels and annotations. */
 export function objectMetaUpdateErrors(
   meta: ObjectMeta | undefined,

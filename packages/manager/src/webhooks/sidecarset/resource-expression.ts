@@ -132,26 +132,23 @@ class Evaluator {
     return v;
   }
 
-  private expr(): Value | null {
-    let left = this.term();
-    while (this.peek().kind === '+' || this.peek().kind === '-') {
+  /** A left-associative chain of `next` joined by `ops` (expr: `+ -` over terms; term: `* /` over factors). */
+  private chain(ops: string[], next: () => Value | null): Value | null {
+    let left = next();
+    while (ops.includes(this.peek().kind)) {
       const op = this.peek().kind;
       this.i++;
-      const right = this.term();
-      left = this.binary(op, left, right);
+      left = this.binary(op, left, next());
     }
     return left;
   }
 
+  private expr(): Value | null {
+    return this.chain(['+', '-'], () => this.term());
+  }
+
   private term(): Value | null {
-    let left = this.factor();
-    while (this.peek().kind === '*' || this.peek().kind === '/') {
-      const op = this.peek().kind;
-      this.i++;
-      const right = this.factor();
-      left = this.binary(op, left, right);
-    }
-    return left;
+    return this.chain(['*', '/'], () => this.factor());
   }
 
   private factor(): Value | null {

@@ -3,7 +3,7 @@ import { SIDECARSET_CUSTOM_VERSION_LABEL } from '@kruise/api';
 import type { IntOrString } from '@kruise/kube-compat';
 import { SIDECARSET_NAME_LABEL } from '../../workload/sidecarset/index.ts';
 import { type FieldError, goIntOrString, invalid, nonNegative, required } from '../field-errors.ts';
-import { objectMetaErrors } from '../object-meta-validation.ts';
+import { dashedNameErrors, objectMetaErrors } from '../object-meta-validation.ts';
 import { priorityStrategyError } from '../validation.ts';
 import { sidecarContainersErrors } from './containers.ts';
 import { goInjectRevision, updateStrategyText } from './go-print.ts';
@@ -13,19 +13,8 @@ import { patchMetadataWhitelistError } from './whitelist.ts';
 
 /** Upstream's validateSidecarSetSpec and the object-metadata checks before it, with its paths and words. */
 
-const NAME_FORMAT = '^[a-zA-Z0-9\\-]+$';
-const NAME_PATTERN = /^[a-zA-Z0-9-]+$/;
-
 /** validateSidecarSetName: alphanumerics and '-', at most 63 characters. */
-export function sidecarSetNameErrors(name: string): string[] {
-  const out: string[] = [];
-  if (!NAME_PATTERN.test(name))
-    out.push(
-      `sidecarset name must consist of alphanumeric characters or '-' (e.g. 'example-com', regex used for validation is '${NAME_FORMAT}')`,
-    );
-  if (name.length > 63) out.push('must be no more than 63 characters');
-  return out;
-}
+export const sidecarSetNameErrors = dashedNameErrors('sidecarset name');
 
 const PERCENT = /^[0-9]+%$/;
 const PERCENT_MSG =
