@@ -56,6 +56,13 @@ describe('SidecarSet defaulting (msidecarset.kb.io)', () => {
       `apps.kruise.io/${version}`,
     );
     const out = await defaulted(request('CREATE', obj, undefined, version));
+    expect(out.metadata).toEqual({
+      name: 'defaults',
+      annotations: {
+        [HASH]: sidecarSetHash(out as SidecarSet),
+        [HASH_WITHOUT_IMAGE]: sidecarSetHashWithoutImage(out as SidecarSet),
+      },
+    });
     expect(out.spec).toEqual({
       selector: { matchLabels: { app: 'web' } },
       initContainers: [

@@ -47,4 +47,3 @@ export function goInjectRevision(r: Revision): GoValue {
   ]);
 }
 
-export { GoValue };
