@@ -1,6 +1,6 @@
 import type { SidecarSetInjectionStrategy, SidecarSetUpdateStrategy } from '@kruise/api';
 import type { LabelSelectorFields } from '@kruise/kube-compat';
-import { GO_ADDRESS, GoValue, goPointer, goString, goStruct } from '../field-errors.ts';
+import { GO_ADDRESS, type GoValue, goPointer, goString, goStruct } from '../field-errors.ts';
 
 /** How Go prints the few SidecarSet values upstream's denials show. */
 
@@ -46,4 +46,3 @@ export function goInjectRevision(r: Revision): GoValue {
     ['Policy', goString(r.policy)],
   ]);
 }
-
