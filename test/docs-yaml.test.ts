@@ -48,6 +48,7 @@ const FEATURE_GUIDES = [
   'docs/container-launch-priority.md',
   'docs/sidecar-terminator.md',
   'docs/advancedcronjob.md',
+  'docs/sidecarset-admission.md',
   'docs/kubectl-kruise.md',
   'docs/install.md',
   'docs/sidecarset.md',

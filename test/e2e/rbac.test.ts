@@ -754,6 +754,48 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     await admin.delete(KruiseResources.SidecarSet, undefined, 'rbac-mesh');
   });
 
+  it('runs a SidecarSet admission scenario (other SidecarSets listed, a pinned revision and the whitelist read)', async () => {
+    // The webhook reads the revision by name and kruise-configuration in the Kruise namespace.
+    await admin.create(Resources.ControllerRevision, {
+      metadata: {
+        name: 'rbac-ss-1',
+        namespace: 'kruise-system',
+        labels: { 'kruise.io/sidecarset-name': 'rbac-ss' },
+      },
+      data: {},
+      revision: 1,
+    } as KubeObject);
+    await admin.create(Resources.ConfigMap, {
+      metadata: { name: 'kruise-configuration', namespace: 'kruise-system' },
+      data: {
+        SidecarSet_PatchPodMetadata_WhiteList: JSON.stringify({
+          rules: [{ allowedAnnotationKeyExprs: ['^rbac\\.io/'] }],
+        }),
+      },
+    } as KubeObject);
+    // (a selector no pod of the other scenarios carries)
+    const sidecarSet = (name: string, extra: Record<string, unknown> = {}) =>
+      ({
+        metadata: { name },
+        spec: {
+          selector: { matchLabels: { app: 'rbac-ss' } },
+          containers: [{ name: 'rbac-sidecar', image: `${registry()}/busybox:v1`, command: LOOP }],
+          ...extra,
+        },
+      }) as KubeObject;
+    await admin.create(
+      KruiseResources.SidecarSet,
+      sidecarSet('rbac-ss', {
+        injectionStrategy: { revision: { revisionName: 'rbac-ss-1' } },
+        patchPodMetadata: [{ annotations: { 'rbac.io/a': 'b' } }],
+      }),
+    );
+    // the other SidecarSets are listed: the same container on the same pods is refused
+    const err = await admin.create(KruiseResources.SidecarSet, sidecarSet('rbac-ss-2')).catch((e) => e);
+    expect(err.message).toContain('container rbac-sidecar already exist in rbac-ss');
+    await admin.delete(KruiseResources.SidecarSet, undefined, 'rbac-ss');
+  });
+
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);
     expect(denied.map((r) => `${r.user} ${r.verb} ${r.path} -> ${r.code}`)).toEqual([]);

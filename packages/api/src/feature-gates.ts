@@ -31,6 +31,8 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
   PodIndexLabel: true,
   // SidecarSet injection.
   EnableSortSidecarContainerByName: false,
+  // SidecarSet: patchPodMetadata allowed without a whitelist in kruise-configuration.
+  SidecarSetPatchPodMetadataDefaultsAllowed: false,
 };
 
 /** Gates forced off when PodWebhook is off (those in FEATURE_DEFAULTS of upstream's list). */

@@ -27,13 +27,15 @@ function pullPolicyFor(image: string | undefined): string {
   }
 }
 
-function defaultHttpGet(action: HTTPGetAction | undefined): void {
+/** SetDefaults_HTTPGetAction: path `/`, scheme HTTP. */
+export function defaultHttpGet(action: HTTPGetAction | undefined): void {
   if (!action) return;
   action.path ||= '/';
   action.scheme ||= 'HTTP';
 }
 
-function defaultProbe(probe: Probe | undefined): void {
+/** SetDefaults_Probe: timeout 1s, period 10s, success 1, failure 3 (and its httpGet's defaults). */
+export function defaultProbe(probe: Probe | undefined): void {
   if (!probe) return;
   probe.timeoutSeconds ||= 1;
   probe.periodSeconds ||= 10;
@@ -47,7 +49,8 @@ function defaultLifecycle(lifecycle: Lifecycle | undefined): void {
   defaultHttpGet(lifecycle?.preStop?.httpGet);
 }
 
-function defaultEnv(env: EnvVar[] | undefined): void {
+/** SetDefaults_ObjectFieldSelector of each env var's fieldRef: apiVersion v1. */
+export function defaultEnv(env: EnvVar[] | undefined): void {
   for (const e of env ?? []) if (e.valueFrom?.fieldRef) e.valueFrom.fieldRef.apiVersion ||= 'v1';
 }
 
@@ -61,12 +64,17 @@ function defaultContainerFields(c: Omit<Container, 'name'>): void {
   defaultLifecycle(c.lifecycle);
 }
 
-/** SetDefaults_Container plus the per-field defaults Kruise applies to each container. */
-function defaultContainer(c: Container, pullPolicy?: string): void {
-  if (pullPolicy && !c.imagePullPolicy) c.imagePullPolicy = pullPolicy;
+/** SetDefaults_Container: imagePullPolicy by the image's tag, the termination message path and policy. */
+export function defaultContainerCore(c: Container): void {
   c.imagePullPolicy ||= pullPolicyFor(c.image);
   c.terminationMessagePath ||= '/dev/termination-log';
   c.terminationMessagePolicy ||= 'File';
+}
+
+/** SetDefaults_Container plus the per-field defaults Kruise applies to each container. */
+function defaultContainer(c: Container, pullPolicy?: string): void {
+  if (pullPolicy && !c.imagePullPolicy) c.imagePullPolicy = pullPolicy;
+  defaultContainerCore(c);
   defaultContainerFields(c);
 }
 
@@ -103,7 +111,8 @@ const VOLUME_SOURCES = [
   'image',
 ] as const;
 
-function defaultVolume(v: Volume): void {
+/** The Kubernetes defaults of one pod volume (Kruise's SetDefaultPodVolumes). */
+export function defaultVolume(v: Volume): void {
   const any = v as unknown as Record<string, unknown>;
   if (VOLUME_SOURCES.every((k) => any[k] === undefined || any[k] === null)) v.emptyDir = {};
   if (v.hostPath) v.hostPath.type ??= '';

@@ -92,6 +92,11 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule([''], ['pods/status'], ['patch']),
   // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
   rule([''], ['secrets'], [...WATCH, 'get']),
+  // SidecarSet validating webhook: the other SidecarSets (conflicts), a pinned injection revision
+  // in the Kruise namespace by name (by customVersion: list above), the kruise-configuration
+  // patchPodMetadata whitelist (configmaps get above).
+  rule(['apps.kruise.io'], ['sidecarsets'], ['list']),
+  rule(['apps'], ['controllerrevisions'], ['get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).
   rule([''], ['events'], ['create', 'patch']),
   // SidecarSet injection (pod webhook, every replica): the SidecarSets and the labels of the

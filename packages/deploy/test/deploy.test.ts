@@ -81,6 +81,7 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-daemonset',
       '/validate-apps-kruise-io-broadcastjob',
       '/validate-apps-kruise-io-advancedcronjob',
+      '/validate-apps-kruise-io-sidecarset',
     ]);
     expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),
@@ -130,6 +131,20 @@ describe('deploy/ (the cluster install)', () => {
     expect(byName(validating.webhooks, 'vadvancedcronjob.kb.io')).toMatchObject({
       clientConfig: { service: { path: '/validate-apps-kruise-io-advancedcronjob' } },
       rules: acjRule,
+    });
+    // SidecarSet's, at upstream's paths, for both served versions.
+    const ssRule = [{ ...rule(['CREATE', 'UPDATE'])[0], resources: ['sidecarsets'] }];
+    expect(byName(mutating.webhooks, 'msidecarset.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/mutate-apps-kruise-io-sidecarset' } },
+      rules: ssRule,
+      sideEffects: 'None',
+      failurePolicy: 'Fail',
+    });
+    expect(byName(validating.webhooks, 'vsidecarset.kb.io')).toMatchObject({
+      clientConfig: { service: { path: '/validate-apps-kruise-io-sidecarset' } },
+      rules: ssRule,
+      sideEffects: 'None',
+      failurePolicy: 'Fail',
     });
     const mpod = byName(mutating.webhooks, 'mpod.kb.io');
     expect(mpod.clientConfig.service.path).toBe('/mutate-pod');

@@ -46,6 +46,27 @@ const routes = webhookRoutes(
     },
     list: async () => [],
   },
+  {
+    sidecarSets: async () => [
+      {
+        metadata: { name: 'other' },
+        spec: {
+          selector: { matchLabels: { app: 'a' } },
+          containers: [{ name: 'app', image: 'a:1' }],
+          volumes: [{ name: 'data', emptyDir: {} }],
+          patchPodMetadata: [{ annotations: { app: '1' }, patchPolicy: 'Overwrite' }],
+        },
+      },
+    ],
+    revision: async (name) => {
+      if (name !== 'r1') throw new Error(`controllerrevisions.apps "${name}" not found`);
+      return { metadata: { name } };
+    },
+    revisions: async () => [],
+    configuration: async () => ({
+      data: { SidecarSet_PatchPodMetadata_WhiteList: '{"rules":[{"allowedAnnotationKeyExprs":["^a"]}]}' },
+    }),
+  },
 );
 
 const weird = fc.oneof(
@@ -495,6 +516,128 @@ const cloneSetSpec = fc.record(
   },
   { requiredKeys: [] },
 );
+const sidecarContainer = fc.record(
+  {
+    name: maybe(fc.constantFrom('app', 'app', 'Side', '')),
+    image: maybe(image),
+    restartPolicy: maybe(fc.constantFrom('Always', 'Never')),
+    podInjectPolicy: maybe(fc.constantFrom('BeforeAppContainer', 'AfterAppContainer', 'Middle', '')),
+    upgradeStrategy: maybe(
+      fc.record(
+        { upgradeType: maybe(fc.constantFrom('ColdUpgrade', 'HotUpgrade', 'x')) },
+        { requiredKeys: [] },
+      ),
+    ),
+    shareVolumePolicy: maybe(fc.record({ type: maybe(fc.constantFrom('enabled', 'disabled', 'x')) })),
+    transferEnv: maybe(
+      fc.array(
+        fc.record(
+          {
+            envName: maybe(fc.constantFrom('A', '')),
+            sourceContainerNameFrom: maybe(
+              fc.record({
+                fieldRef: maybe(
+                  fc.record(
+                    {
+                      apiVersion: maybe(fc.constantFrom('v1', 'v2', '')),
+                      fieldPath: maybe(
+                        fc.constantFrom("metadata.labels['a']", 'metadata.name', "spec['x']", ''),
+                      ),
+                    },
+                    { requiredKeys: [] },
+                  ),
+                ),
+              }),
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 2 },
+      ),
+    ),
+    resources: maybe(fc.constantFrom({}, { limits: { cpu: '1' } })),
+    resourcesPolicy: maybe(
+      fc.record(
+        {
+          targetContainersMode: maybe(fc.constantFrom('sum', 'max')),
+          targetContainersNameRegex: maybe(fc.constantFrom('.*', '', '[', 'a(')),
+          resourcesExpr: maybe(
+            fc.record(
+              {
+                limits: maybe(
+                  fc.record({ cpu: maybe(fc.constantFrom('cpu*50%', 'cpu *', '1/0', 'max(cpu)')) }),
+                ),
+                requests: maybe(fc.record({ memory: maybe(fc.string({ maxLength: 12 })) })),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
+const sidecarSetSpec = fc.record(
+  {
+    selector: maybe(selector),
+    namespaceSelector: maybe(selector),
+    namespace: maybe(fc.constantFrom('default', '')),
+    containers: maybe(fc.array(sidecarContainer, { maxLength: 2 })),
+    initContainers: maybe(fc.array(sidecarContainer, { maxLength: 1 })),
+    volumes: maybe(
+      fc.array(fc.record({ name: maybe(fc.constantFrom('data', 'data', 'Bad')) }, { requiredKeys: [] }), {
+        maxLength: 2,
+      }),
+    ),
+    updateStrategy: maybe(
+      fc.record(
+        {
+          type: maybe(fc.constantFrom('RollingUpdate', 'NotUpdate', '')),
+          partition: maybe(intOrPercent),
+          maxUnavailable: maybe(intOrPercent),
+          selector: maybe(selector),
+          priorityStrategy: maybe(priorityStrategy),
+          scatterStrategy: maybe(
+            fc.array(fc.record({ key: fc.constantFrom('k', ''), value: fc.constantFrom('v', 'w') }), {
+              maxLength: 3,
+            }),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    injectionStrategy: maybe(
+      fc.record(
+        {
+          revision: maybe(
+            fc.record(
+              {
+                revisionName: maybe(fc.constantFrom('r1', 'r2')),
+                customVersion: maybe(fc.constantFrom('v1', '')),
+                policy: maybe(fc.constantFrom('Always', 'Partial', 'x')),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    patchPodMetadata: maybe(
+      fc.array(
+        fc.record(
+          { annotations: maybe(labels), patchPolicy: maybe(fc.constantFrom('Retain', 'Overwrite', 'x')) },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 2 },
+      ),
+    ),
+    revisionHistoryLimit: maybe(fc.integer({ min: -1, max: 20 })),
+  },
+  { requiredKeys: [] },
+);
 const podObject = fc.record(
   {
     metadata: maybe(
@@ -531,7 +674,7 @@ const objectOf = (spec: fc.Arbitrary<unknown>) =>
   );
 
 /** Kinds whose validating handler answers invalid objects 500, as upstream's does. */
-const ANSWERS_500 = new Set(['BroadcastJob', 'DaemonSet']);
+const ANSWERS_500 = new Set(['BroadcastJob', 'DaemonSet', 'SidecarSet']);
 
 function check(
   route: { kind: string; mutating: boolean },
@@ -554,7 +697,7 @@ function check(
     } else {
       expect(r.status?.message, JSON.stringify(object)?.slice(0, 300)).toMatch(/\S/);
       expect(r.status?.code).toBeGreaterThanOrEqual(400);
-      // Upstream's BroadcastJob and DaemonSet validation answer field errors 500 (admission.Errored).
+      // Upstream's BroadcastJob, DaemonSet and SidecarSet validation answer field errors 500 (admission.Errored).
       expect(r.status?.code).toBeLessThan(!route.mutating && ANSWERS_500.has(route.kind) ? 501 : 500);
     }
   });
@@ -588,6 +731,18 @@ const stored = (spec: fc.Arbitrary<unknown>) =>
 const objects: Record<string, fc.Arbitrary<unknown>> = {
   Pod: fc.oneof({ weight: 9, arbitrary: podObject }, { weight: 1, arbitrary: weird }),
   StatefulSet: stored(statefulSetSpec),
+  // cluster-scoped: no namespace
+  SidecarSet: fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc.record({
+        metadata: fc.constantFrom({ name: 'x', resourceVersion: '1' }, { name: 'x', labels: { app: 'a' } }),
+        spec: sidecarSetSpec,
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ metadata: weird, spec: weird }) },
+    { weight: 1, arbitrary: weird },
+  ),
 };
 
 /** How the generated requests were answered (so the property is known to reach past decoding). */

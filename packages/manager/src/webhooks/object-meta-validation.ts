@@ -1,5 +1,5 @@
 import type { ObjectMeta } from '@kruise/api';
-import { type FieldError, invalid, required } from './field-errors.ts';
+import { type FieldError, forbidden, invalid, required } from './field-errors.ts';
 import {
   annotationsErrors,
   dns1123LabelErrors,
@@ -24,8 +24,15 @@ export const nameIsDnsLabel: NameValidator = (name, prefix) =>
 export const nameIsDnsSubdomain: NameValidator = (name, prefix) =>
   dns1123SubdomainErrors(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name);
 
-/** ValidateObjectMeta of a namespaced object: generateName and name by `nameErrors`, namespace, labels, annotations. */
-export function objectMetaErrors(meta: ObjectMeta | undefined, nameErrors: NameValidator): FieldError[] {
+/**
+ * ValidateObjectMeta: generateName and name by `nameErrors`, the namespace (required when
+ * `namespaced`, forbidden otherwise), labels, annotations.
+ */
+export function objectMetaErrors(
+  meta: ObjectMeta | undefined,
+  nameErrors: NameValidator,
+  namespaced = true,
+): FieldError[] {
   const out: FieldError[] = [];
   const { name = '', generateName = '', namespace = '' } = meta ?? {};
   if (generateName)
@@ -33,7 +40,9 @@ export function objectMetaErrors(meta: ObjectMeta | undefined, nameErrors: NameV
       out.push(invalid('metadata.generateName', generateName, msg));
   if (!name) out.push(required('metadata.name', 'name or generateName is required'));
   else for (const msg of nameErrors(name, false)) out.push(invalid('metadata.name', name, msg));
-  if (!namespace) out.push(required('metadata.namespace'));
+  if (!namespaced) {
+    if (namespace) out.push(forbidden('metadata.namespace', 'not allowed on this type'));
+  } else if (!namespace) out.push(required('metadata.namespace'));
   else
     for (const msg of nameIsDnsLabel(namespace, false))
       out.push(invalid('metadata.namespace', namespace, msg));
@@ -43,6 +52,26 @@ export function objectMetaErrors(meta: ObjectMeta | undefined, nameErrors: NameV
   out.push(...annotationsErrors(meta?.annotations, 'metadata.annotations'));
   return out;
 }
+
+const DASHED_NAME_FORMAT = '^[a-zA-Z0-9\\-]+$';
+const DASHED_NAME = new RegExp(DASHED_NAME_FORMAT);
+
+/**
+ * The name rule of Kruise's own kinds (validateBroadcastJobName, validateAdvancedCronJobName,
+ * validateSidecarSetName): letters, digits and '-', at most 63 characters; `subject` starts the
+ * message (`BroadcastJob name`, `sidecarset name`).
+ */
+export const dashedNameErrors =
+  (subject: string): NameValidator =>
+  (name) => {
+    const out: string[] = [];
+    if (!DASHED_NAME.test(name))
+      out.push(
+        `${subject} must consist of alphanumeric characters or '-' (e.g. 'example-com', regex used for validation is '${DASHED_NAME_FORMAT}')`,
+      );
+    if (name.length > 63) out.push('must be no more than 63 characters');
+    return out;
+  };
 
 /** ValidateObjectMetaUpdate: a resourceVersion, no smaller generation, the same name, namespace and uid, valid labels and annotations. */
 export function objectMetaUpdateErrors(

@@ -18,6 +18,9 @@ import { mutateNodeImage } from './nodeimage/mutating.ts';
 import { validateNodeImage } from './nodeimage/validating.ts';
 import { mutatePod } from './pod/mutating.ts';
 import { NO_SIDECARSETS, type SidecarSetLookups } from './pod/sidecarset/lookups.ts';
+import { NO_SIDECARSET_LOOKUPS, type SidecarSetAdmissionLookups } from './sidecarset/lookups.ts';
+import { mutateSidecarSet } from './sidecarset/mutating.ts';
+import { validateSidecarSet } from './sidecarset/validating.ts';
 import { mutateStatefulSet } from './statefulset/mutating.ts';
 import { validateStatefulSet } from './statefulset/validating.ts';
 import type { StorageClassLookup } from './statefulset/volume-claim-update.ts';
@@ -52,7 +55,7 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
 
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's, AdvancedCronJob's and the pod
+ * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's, AdvancedCronJob's, SidecarSet's and the pod
  * pipeline (gate PodWebhook).
  */
 export function webhookRoutes(
@@ -60,6 +63,7 @@ export function webhookRoutes(
   crrLookup: CrrLookup = NO_LOOKUP,
   storageClasses: StorageClassLookup = NO_STORAGE_CLASSES,
   sidecarSets: SidecarSetLookups = NO_SIDECARSETS,
+  sidecarSetLookups: SidecarSetAdmissionLookups = NO_SIDECARSET_LOOKUPS,
 ): WebhookRoute[] {
   return [
     {
@@ -195,6 +199,22 @@ export function webhookRoutes(
       path: '/validate-apps-kruise-io-advancedcronjob',
       versions: ['v1alpha1', 'v1beta1'],
       handler: validateAdvancedCronJob,
+    },
+    {
+      kind: 'SidecarSet',
+      plural: 'sidecarsets',
+      mutating: true,
+      path: '/mutate-apps-kruise-io-sidecarset',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: mutateSidecarSet,
+    },
+    {
+      kind: 'SidecarSet',
+      plural: 'sidecarsets',
+      mutating: false,
+      path: '/validate-apps-kruise-io-sidecarset',
+      versions: ['v1alpha1', 'v1beta1'],
+      handler: validateSidecarSet(gates, sidecarSetLookups),
     },
     ...(gates.enabled('PodWebhook')
       ? [

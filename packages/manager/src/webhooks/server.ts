@@ -7,6 +7,7 @@ import { WEBHOOK_NAMES } from './configurations.ts';
 import { kruiseConversions } from './conversion/index.ts';
 import { registerRoutes, webhookRoutes } from './paths.ts';
 import { cachedSidecarSetLookups } from './pod/sidecarset/cached-lookups.ts';
+import { apiSidecarSetLookups } from './sidecarset/api-lookups.ts';
 import { apiStorageClasses } from './statefulset/storage-classes.ts';
 
 /** The admission webhooks as the manager runs them: the server, its certificates and the port it bound. */
@@ -72,6 +73,7 @@ export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
       },
       apiStorageClasses(client),
       cachedSidecarSetLookups(manager, flags.webhookServiceNamespace),
+      apiSidecarSetLookups(client, flags.webhookServiceNamespace),
     ),
   );
   const conversions = kruiseConversions();

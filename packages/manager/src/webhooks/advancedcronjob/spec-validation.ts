@@ -1,24 +1,12 @@
 import type { AdvancedCronJob, AdvancedCronJobSpec } from '@kruise/api';
 import { CronPanic, loadGoLocation, parseCronSchedule } from '@kruise/kube-compat';
 import { type FieldError, forbidden, invalid, nonNegative } from '../field-errors.ts';
-import { type NameValidator, objectMetaErrors } from '../object-meta-validation.ts';
+import { dashedNameErrors, objectMetaErrors } from '../object-meta-validation.ts';
 import { podTemplateErrors } from '../pod-template-validation.ts';
 import { imageListPullJobTemplateErrors, podTemplateOf } from './template-validation.ts';
 
-const NAME_MAX_LENGTH = 63;
-const NAME_FORMAT = '^[a-zA-Z0-9\\-]+$';
-const NAME_PATTERN = new RegExp(NAME_FORMAT);
-
 /** Upstream's validateAdvancedCronJobName: letters, digits and dashes, at most 63 characters. */
-export const advancedCronJobNameErrors: NameValidator = (name) => {
-  const errors: string[] = [];
-  if (!NAME_PATTERN.test(name))
-    errors.push(
-      `AdvancedCronJob name must consist of alphanumeric characters or '-' (e.g. 'example-com', regex used for validation is '${NAME_FORMAT}')`,
-    );
-  if (name.length > NAME_MAX_LENGTH) errors.push(`must be no more than ${NAME_MAX_LENGTH} characters`);
-  return errors;
-};
+export const advancedCronJobNameErrors = dashedNameErrors('AdvancedCronJob name');
 
 /** The message of a schedule robfig/cron cannot parse, as upstream's webhook words it. */
 export function scheduleError(schedule: string): string | undefined {

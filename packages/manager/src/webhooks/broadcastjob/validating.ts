@@ -6,23 +6,12 @@ import {
 } from '@kruise/api';
 import { type AdmissionHandler, allowed, denied } from '@kruise/runtime';
 import { aggregate, type FieldError, goStringMap, invalid } from '../field-errors.ts';
-import { type NameValidator, objectMetaErrors } from '../object-meta-validation.ts';
+import { dashedNameErrors, objectMetaErrors } from '../object-meta-validation.ts';
 import { podTemplateErrors } from '../pod-template-validation.ts';
 import { decodeBroadcastJob } from './versions.ts';
 
-const NAME_FORMAT = '^[a-zA-Z0-9\\-]+$';
-const NAME = new RegExp(NAME_FORMAT);
-
 /** Upstream's validateBroadcastJobName: letters, digits and '-', at most 63 characters. */
-const broadcastJobNameErrors: NameValidator = (name) => {
-  const out: string[] = [];
-  if (!NAME.test(name))
-    out.push(
-      `BroadcastJob name must consist of alphanumeric characters or '-' (e.g. 'example-com', regex used for validation is '${NAME_FORMAT}')`,
-    );
-  if (name.length > 63) out.push('must be no more than 63 characters');
-  return out;
-};
+const broadcastJobNameErrors = dashedNameErrors('BroadcastJob name');
 
 /** Upstream's validateBroadcastJobSpec, in its order. */
 function specErrors(spec: BroadcastJobSpec): FieldError[] {

@@ -88,6 +88,19 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   ImageListPullJobSpec:
     'images:[]s! pullSecrets:[]s selector:*raw podSelector:*raw parallelism:*ios pullPolicy:*ImagePullJobPullPolicy completionPolicy:BroadcastJobCompletionPolicy! sandboxConfig:*raw imagePullPolicy:s',
   ImagePullJobPullPolicy: 'timeoutSeconds:*i backoffLimit:*i',
+  // SidecarSet (apps.kruise.io/v1beta1, and v1alpha1 with namespace instead of customVersion) as
+  // its webhooks decode and write it back.
+  SidecarSet: '...TypeMeta metadata:ObjectMeta spec:SidecarSetSpec status:raw',
+  SidecarSetV1alpha1: '...TypeMeta metadata:ObjectMeta spec:SidecarSetSpecV1alpha1 status:raw',
+  SidecarSetSpec:
+    'selector:*LabelSelector namespaceSelector:*LabelSelector initContainers:[]SidecarContainer containers:[]SidecarContainer volumes:[]Volume updateStrategy:SidecarSetUpdateStrategy! injectionStrategy:SidecarSetInjectionStrategy! imagePullSecrets:[]LocalObjectReference revisionHistoryLimit:*i patchPodMetadata:[]SidecarSetPatchPodMetadata customVersion:s',
+  SidecarSetSpecV1alpha1:
+    'selector:*LabelSelector namespace:s namespaceSelector:*LabelSelector initContainers:[]SidecarContainer containers:[]SidecarContainer volumes:[]Volume updateStrategy:SidecarSetUpdateStrategy! injectionStrategy:SidecarSetInjectionStrategy! imagePullSecrets:[]LocalObjectReference revisionHistoryLimit:*i patchPodMetadata:[]SidecarSetPatchPodMetadata',
+  SidecarSetUpdateStrategy:
+    'type:s paused:b selector:*LabelSelector partition:*ios maxUnavailable:*ios priorityStrategy:*UpdatePriorityStrategy scatterStrategy:[]UpdateScatterTerm',
+  SidecarSetInjectionStrategy: 'paused:b revision:*SidecarSetInjectRevision',
+  SidecarSetInjectRevision: 'customVersion:*s revisionName:*s policy:s',
+  SidecarSetPatchPodMetadata: 'annotations:{}s patchPolicy:s',
   // SidecarSet (apps.kruise.io/v1beta1): what its hashes are computed over.
   SidecarContainer:
     '...Container podInjectPolicy:s upgradeStrategy:SidecarContainerUpgradeStrategy! shareVolumePolicy:ShareVolumePolicy! shareVolumeDevicePolicy:*ShareVolumePolicy transferEnv:[]TransferEnvVar resourcesPolicy:*ResourcesPolicy',
@@ -99,5 +112,4 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   ResourcesPolicy: 'targetContainersMode:s! targetContainersNameRegex:s resourcesExpr:ResourcesExpr!',
   ResourcesExpr: 'limits:*ResourceExprValues requests:*ResourceExprValues',
   ResourceExprValues: 'cpu:s memory:s',
-  SidecarSetPatchPodMetadata: 'annotations:{}s patchPolicy:s',
 };

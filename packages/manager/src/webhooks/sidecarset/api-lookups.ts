@@ -1,0 +1,39 @@
+import { KruiseResources, type SidecarSet } from '@kruise/api';
+import { isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import { KRUISE_CONFIGURATION_NAME } from '../../workload/sidecarset/index.ts';
+import type { RevisionRecord, SidecarSetAdmissionLookups } from './lookups.ts';
+
+/**
+ * The SidecarSet webhook's lookups read from the API at each request (SidecarSets are few and
+ * validated rarely; ControllerRevisions and the ConfigMap live in the Kruise namespace `namespace`).
+ */
+export function apiSidecarSetLookups(client: KubeClient, namespace: string): SidecarSetAdmissionLookups {
+  return {
+    sidecarSets: async () =>
+      (await client.listAll<SidecarSet & KubeObject>(KruiseResources.SidecarSet)).items,
+    revision: (name) =>
+      client.get<RevisionRecord & KubeObject>(Resources.ControllerRevision, namespace, name),
+    revisions: async (labels) =>
+      (
+        await client.listAll<RevisionRecord & KubeObject>(Resources.ControllerRevision, {
+          namespace,
+          labelSelector: Object.entries(labels)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(','),
+        })
+      ).items,
+    configuration: async () => {
+      try {
+        return await client.get<ConfigMap & KubeObject>(
+          Resources.ConfigMap,
+          namespace,
+          KRUISE_CONFIGURATION_NAME,
+        );
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+  };
+}
