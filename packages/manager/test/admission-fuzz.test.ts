@@ -46,6 +46,7 @@ const routes = webhookRoutes(
     },
     list: async () => [],
   },
+  undefined,
   {
     sidecarSets: async () => [
       {

@@ -45,7 +45,7 @@ describe('SidecarSet injection through the API', () => {
       spec: {
         selector: { matchLabels: { app: 'web' } },
         namespaceSelector: { matchLabels: { mesh: 'on' } },
-        containers: [{ name: 'proxy', image: 'proxy:v2' }],
+        containers: [{ name: 'proxy', image: 'proxy:v2', podInjectPolicy: 'AfterAppContainer' }],
       },
     } as KubeObject);
     expect(await sidecarsOf('meshed', ['app=busybox:v1', 'proxy=proxy:v2'])).toEqual([
@@ -59,7 +59,10 @@ describe('SidecarSet injection through the API', () => {
       1,
     );
 
-    const old = { metadata: { name: 'mesh' }, spec: { containers: [{ name: 'proxy', image: 'proxy:v1' }] } };
+    const old = {
+      metadata: { name: 'mesh' },
+      spec: { containers: [{ name: 'proxy', image: 'proxy:v1', podInjectPolicy: 'AfterAppContainer' }] },
+    };
     await client.create(Resources.ControllerRevision, {
       metadata: {
         name: 'mesh-r1',
@@ -76,9 +79,9 @@ describe('SidecarSet injection through the API', () => {
       'app=busybox:v1',
       'proxy=proxy:v1',
     ]);
-    await client.mergePatch(KruiseResources.SidecarSet, undefined, 'mesh', {
-      spec: { injectionStrategy: { revision: { revisionName: 'mesh-gone' } } },
-    });
+    // The validating webhook refuses a pin to a revision that does not exist; one deleted later
+    // makes injection fail.
+    await client.delete(Resources.ControllerRevision, 'kruise-system', 'mesh-r1');
     const refused = await (async () => {
       for (let i = 0; i < 100; i++) {
         const err = await client.create(Resources.Pod, pod('meshed'), { dryRun: true }).then(
@@ -91,7 +94,7 @@ describe('SidecarSet injection through the API', () => {
       return '';
     })();
     expect(refused).toBe(
-      'admission webhook "mpod.kb.io" denied the request: controllerrevisions.apps "mesh-gone" not found',
+      'admission webhook "mpod.kb.io" denied the request: controllerrevisions.apps "mesh-r1" not found',
     );
   });
 });
