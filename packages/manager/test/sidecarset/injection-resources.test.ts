@@ -1,6 +1,6 @@
 import { formatQuantity } from '@kruise/kube-compat';
 import { describe, expect, it } from 'vitest';
-import { evaluateExpression } from '../../src/webhooks/pod/sidecarset/expression.ts';
+import { evaluateExpression } from '../../src/workload/sidecarset/expression.ts';
 import { inject, sidecarSet, webPod } from './injection-helpers.ts';
 
 const res = (limits: Record<string, string>, requests: Record<string, string>) => ({ limits, requests });

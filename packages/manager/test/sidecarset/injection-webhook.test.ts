@@ -61,7 +61,9 @@ describe('SidecarSet injection through the API', () => {
 
     const old = {
       metadata: { name: 'mesh' },
-      spec: { containers: [{ name: 'proxy', image: 'proxy:v1', podInjectPolicy: 'AfterAppContainer' }] },
+      spec: {
+        containers: [{ name: 'proxy', image: 'proxy:v1', podInjectPolicy: 'AfterAppContainer' as const }],
+      },
     };
     await client.create(Resources.ControllerRevision, {
       metadata: {

@@ -1,8 +1,8 @@
 import type { ResourcesPolicy, SidecarContainer, SidecarSet } from '@kruise/api';
 import type { Quantity } from '@kruise/kube-compat';
 import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import { type ExprValue, evaluateExpression } from '../../../workload/sidecarset/expression.ts';
 import { isNativeSidecar } from '../../../workload/sidecarset/native.ts';
-import { type ExprValue, evaluateExpression } from './expression.ts';
 import {
   addQuantity,
   cmpQuantity,
@@ -12,7 +12,7 @@ import {
   resourceQuantity,
   wholeQuantity,
   ZERO_QUANTITY,
-} from './quantity-math.ts';
+} from '../../../workload/sidecarset/quantity-math.ts';
 
 type Resource = 'cpu' | 'memory';
 type Totals = Partial<Record<Resource, Quantity>>;

@@ -10,6 +10,9 @@ import {
   scaleQuantity,
 } from './quantity-math.ts';
 
+const QUANTITY_SHAPE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const QUANTITY_FORMAT = `quantities must match the regular expression '${QUANTITY_SHAPE.source}'`;
+
 /** A value of the expression language: a plain number or a Kubernetes quantity. */
 export type ExprValue = { number: number; quantity?: undefined } | { quantity: Quantity; number?: undefined };
 
@@ -111,7 +114,9 @@ export function evaluateExpression(input: string, variables: Record<string, Expr
     if (t.kind === 'QUANTITY') {
       at++;
       const q = parseQuantity(t.text);
-      return q ? { quantity: q } : fail("unable to parse quantity's suffix");
+      if (q) return { quantity: q };
+      // resource.ParseQuantity's two errors: a malformed number, or a suffix it does not know.
+      return fail(QUANTITY_SHAPE.test(t.text) ? "unable to parse quantity's suffix" : QUANTITY_FORMAT);
     }
     if (t.kind === 'IDENT') {
       at++;
