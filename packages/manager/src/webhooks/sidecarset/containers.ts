@@ -1,5 +1,6 @@
 import type { SidecarContainer, TransferEnvVar } from '@kruise/api';
 import type { Container, ObjectFieldSelector, Volume } from 'kubernetes-types/core/v1.js';
+import { coreContainer } from '../../workload/sidecarset/core-container.ts';
 import { type FieldError, type GoValue, goString, goStruct, invalid, required } from '../field-errors.ts';
 import { podTemplateErrors, qualifiedNameErrors } from '../pod-template-validation.ts';
 import { goResourcesPolicy, resourcesPolicyErrors } from './resources-policy.ts';
@@ -54,20 +55,6 @@ function transferEnvErrors(envs: TransferEnvVar[] | undefined, field: string): F
 const goShareVolumePolicy = (c: SidecarContainer): GoValue =>
   goStruct('v1beta1.ShareVolumePolicy', [['Type', goString(c.shareVolumePolicy?.type)]]);
 
-/** The core container without its sidecar fields. */
-function core(c: SidecarContainer): Container {
-  const {
-    podInjectPolicy: _p,
-    upgradeStrategy: _u,
-    shareVolumePolicy: _s,
-    shareVolumeDevicePolicy: _d,
-    transferEnv: _t,
-    resourcesPolicy: _r,
-    ...container
-  } = c;
-  return container;
-}
-
 /** The errors of a SidecarSet's init containers, containers and volumes. */
 export function sidecarContainersErrors(
   initContainers: SidecarContainer[],
@@ -107,7 +94,7 @@ export function sidecarContainersErrors(
   }
   // As upstream: a pod of these containers (a placeholder app container when there is none).
   const podContainers: Container[] = containers.length
-    ? containers.map(core)
+    ? containers.map(coreContainer)
     : [{ name: 'test', image: 'busybox', imagePullPolicy: 'IfNotPresent', terminationMessagePolicy: 'File' }];
   const pod = {
     spec: {

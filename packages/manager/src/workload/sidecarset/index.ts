@@ -1,3 +1,4 @@
+export * from './core-container.ts';
 export * from './hash.ts';
 export * from './hot-upgrade.ts';
 export * from './keys.ts';

@@ -1,20 +1,7 @@
 import type { SidecarContainer } from '@kruise/api';
 import type { Container, LocalObjectReference } from 'kubernetes-types/core/v1.js';
+import { coreContainer } from '../../../workload/sidecarset/core-container.ts';
 import { appendNew } from './append-new.ts';
-
-/** A SidecarContainer as a core container (the SidecarSet's own fields left out). */
-export function asContainer(sidecar: SidecarContainer): Container {
-  const {
-    podInjectPolicy: _p,
-    upgradeStrategy: _u,
-    shareVolumePolicy: _s,
-    shareVolumeDevicePolicy: _d,
-    transferEnv: _t,
-    resourcesPolicy: _r,
-    ...container
-  } = sidecar;
-  return container;
-}
 
 /**
  * Upstream's mergeSidecarContainers: a sidecar named like a pod container replaces it in place; the
@@ -30,8 +17,8 @@ export function mergeSidecarContainers(
   const after: Container[] = [];
   for (const sidecar of injected) {
     const at = index.get(sidecar.name);
-    if (at !== undefined) out[at] = asContainer(sidecar);
-    else (sidecar.podInjectPolicy === 'BeforeAppContainer' ? before : after).push(asContainer(sidecar));
+    if (at !== undefined) out[at] = coreContainer(sidecar);
+    else (sidecar.podInjectPolicy === 'BeforeAppContainer' ? before : after).push(coreContainer(sidecar));
   }
   return [...before, ...out, ...after];
 }
