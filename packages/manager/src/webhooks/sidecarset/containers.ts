@@ -100,7 +100,7 @@ export function sidecarContainersErrors(
     spec: {
       dnsPolicy: 'ClusterFirst',
       restartPolicy: 'Always',
-      initContainers: initContainers.map(core),
+      initContainers: initContainers.map(coreContainer),
       containers: podContainers,
       volumes,
       terminationGracePeriodSeconds: 30,
