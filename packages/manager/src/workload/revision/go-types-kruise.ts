@@ -99,4 +99,5 @@ export const KRUISE_GO_STRUCTS: Record<string, string> = {
   ResourcesPolicy: 'targetContainersMode:s! targetContainersNameRegex:s resourcesExpr:ResourcesExpr!',
   ResourcesExpr: 'limits:*ResourceExprValues requests:*ResourceExprValues',
   ResourceExprValues: 'cpu:s memory:s',
+  SidecarSetPatchPodMetadata: 'annotations:{}s patchPolicy:s',
 };

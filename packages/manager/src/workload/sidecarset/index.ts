@@ -5,3 +5,4 @@ export * from './match.ts';
 export * from './native.ts';
 export * from './patch-metadata.ts';
 export * from './pod-hash.ts';
+export * from './revision-data.ts';
