@@ -11,6 +11,7 @@ import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts'
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
 import * as nodeimage from './controllers/nodeimage/controller.ts';
 import * as podreadiness from './controllers/podreadiness/controller.ts';
+import * as sidecarset from './controllers/sidecarset/controller.ts';
 import * as statefulset from './controllers/statefulset/controller.ts';
 import type { AppTuning, ManagerOptions } from './options.ts';
 import { addWebhooks, type Webhooks } from './webhooks/server.ts';
@@ -28,6 +29,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: podreadiness.add, enabled: () => true },
   { add: containerlaunchpriority.add, enabled: () => true },
   { add: advancedcronjob.add, enabled: () => true },
+  { add: sidecarset.add, enabled: () => true },
 ];
 
 /** kruise-manager wired together: manager, webhooks and their certificates, the enabled controllers by name. */
