@@ -137,9 +137,11 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     injectedList(pod)
       .map((n) => sidecarSets.get(n) as SidecarSet | undefined)
       .filter((s): s is SidecarSet => !!s && isPodConsistentWithSidecarSet(pod as Pod, s));
-  /** The SidecarSets that select the pod but are not in its injected list (its sidecars are missing). */
+  /**
+   * The SidecarSets that select the pod but are not in its injected list: its sidecars are missing,
+   * or were until it went away.
+   */
   const missingSets = (pod: KubeObject): Request[] => {
-    if (pod.metadata?.deletionTimestamp) return [];
     const seen = new Set<KubeObject>();
     for (const key of [...pairs(pod.metadata?.labels), ANY])
       for (const s of sidecarSets.byIndex(SELECTOR_PAIR, key)) seen.add(s);
@@ -167,7 +169,10 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       delete: requestOf,
     })
     .watches(pods, {
-      add: (p) => [...injectedSets(p).map((s) => requestOf(s as KubeObject)), ...missingSets(p)],
+      add: (p) => [
+        ...injectedSets(p).map((s) => requestOf(s as KubeObject)),
+        ...(p.metadata?.deletionTimestamp ? [] : missingSets(p)),
+      ],
       update: (o, p) => {
         if (o.metadata?.resourceVersion === p.metadata?.resourceVersion) return undefined;
         const now: Request[] = [];
@@ -182,9 +187,10 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
           else if (s.spec?.updateStrategy?.selector && changed(o.metadata?.labels, p.metadata?.labels))
             now.push(req);
         }
-        if (changed(o.metadata?.labels, p.metadata?.labels)) now.push(...missingSets(p));
+        if (changed(o.metadata?.labels, p.metadata?.labels)) now.push(...missingSets(o), ...missingSets(p));
+        else if (!o.metadata?.deletionTimestamp && p.metadata?.deletionTimestamp) now.push(...missingSets(p));
         return now;
       },
-      delete: forgetPod,
+      delete: (p) => [...forgetPod(p), ...missingSets(p)],
     });
 }
