@@ -48,6 +48,7 @@ const FEATURE_GUIDES = [
   'docs/container-launch-priority.md',
   'docs/advancedcronjob.md',
   'docs/kubectl-kruise.md',
+  'docs/sidecarset-upgrade.md',
   'docs/install.md',
 ];
 const guides = [

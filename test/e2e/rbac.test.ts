@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KruiseResources } from '@kruise/api';
+import { KruiseResources, type SidecarSet } from '@kruise/api';
 import type { AuditRecord } from '@kruise/control-plane';
 import { ControlPlane } from '@kruise/control-plane';
 import { JUSTIFIED_UNUSED, type PolicyRule } from '@kruise/deploy';
-import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { KubeClient, type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 import { applyManifests, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
 import {
@@ -16,6 +16,7 @@ import {
 import { repoRoot } from '@kruise/stack/repo-root';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { injectedPod, stampedSidecarSet } from '../support/sidecarset.ts';
 import { assertNoSecretInLogs, LOOP, until } from './env.ts';
 
 /**
@@ -675,6 +676,85 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     for (const kind of Object.keys(templates))
       await admin.delete(KruiseResources.AdvancedCronJob, 'default', `rbac-acj-${kind}`);
   }, 120_000);
+
+  it('runs a SidecarSet scenario (revision and its customVersion label, status, in-place sidecar upgrade)', async () => {
+    const busybox = (tag: string) => `${registry()}/busybox:${tag}`;
+    const sidecarSet = (customVersion: string, tag: string) =>
+      stampedSidecarSet({
+        apiVersion: 'apps.kruise.io/v1beta1',
+        kind: 'SidecarSet',
+        metadata: { name: 'rbac-ss' },
+        spec: {
+          selector: { matchLabels: { app: 'rbac-ss' } },
+          customVersion,
+          containers: [{ name: 'sidecar', image: busybox(tag), command: LOOP }],
+        },
+      });
+    const replace = (customVersion: string, tag: string) =>
+      retryOnConflict(async () => {
+        const current = await admin.get(KruiseResources.SidecarSet, undefined, 'rbac-ss');
+        const next = sidecarSet(customVersion, tag);
+        await admin.update(KruiseResources.SidecarSet, {
+          ...next,
+          metadata: {
+            ...current.metadata,
+            annotations: (next.metadata as KubeObject['metadata'])?.annotations,
+          },
+        } as KubeObject);
+      });
+    await admin.create(KruiseResources.SidecarSet, sidecarSet('a', 'v1') as KubeObject);
+    const stored = await waitFor(async () => {
+      const s = await admin.get(KruiseResources.SidecarSet, undefined, 'rbac-ss');
+      return s.status?.latestRevision ? (s as SidecarSet) : undefined;
+    });
+    await admin.create(
+      Resources.Pod,
+      injectedPod(
+        stored,
+        {
+          metadata: { name: 'rbac-ss-pod', namespace: 'default', labels: { app: 'rbac-ss' } },
+          spec: {
+            nodeName: NODE,
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'app', image: busybox('v1'), command: LOOP }],
+          },
+        },
+        { command: LOOP },
+      ),
+    );
+    const status = (check: (st: Record<string, any>) => boolean) =>
+      waitFor(async () => {
+        const s = await admin.get(KruiseResources.SidecarSet, undefined, 'rbac-ss');
+        return s.status?.observedGeneration === s.metadata?.generation && check(s.status)
+          ? s.status
+          : undefined;
+      }, 90_000);
+    await status((st) => st.readyPods === 1);
+    const uid = (await admin.get(Resources.Pod, 'default', 'rbac-ss-pod')).metadata?.uid;
+    // customVersion alone: the same revision, its label patched
+    await replace('b', 'v1');
+    await waitFor(async () => {
+      const revisions = await admin.list(Resources.ControllerRevision, {
+        namespace: 'kruise-system',
+        labelSelector: 'kruise.io/sidecarset-name=rbac-ss',
+      });
+      return revisions.items.some(
+        (r) => r.metadata?.labels?.['apps.kruise.io/sidecarset-custom-version'] === 'b',
+      )
+        ? true
+        : undefined;
+    });
+    // a new image: the sidecar upgraded in place
+    await replace('b', 'v2');
+    await status((st) => st.updatedReadyPods === 1);
+    const pod = await admin.get(Resources.Pod, 'default', 'rbac-ss-pod');
+    expect(pod.metadata?.uid).toBe(uid);
+    expect(pod.spec?.containers?.find((c: { name: string }) => c.name === 'sidecar')?.image).toBe(
+      busybox('v2'),
+    );
+    await admin.delete(Resources.Pod, 'default', 'rbac-ss-pod');
+    await admin.delete(KruiseResources.SidecarSet, undefined, 'rbac-ss');
+  }, 180_000);
 
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);

@@ -88,6 +88,12 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule([''], ['secrets'], [...WATCH, 'get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).
   rule([''], ['events'], ['create', 'patch']),
+  // SidecarSet controller: SidecarSets and their status, the namespaces their namespaceSelectors
+  // match; matched pods read fresh, updated in place and given SidecarSetUpgradable (pod rules
+  // above); revisions in the Kruise namespace (above; patch: a customVersion label).
+  rule(['apps.kruise.io'], ['sidecarsets'], WATCH),
+  rule(['apps.kruise.io'], ['sidecarsets/status'], ['update']),
+  rule([''], ['namespaces'], WATCH),
   // Certificate manager: caBundle into kruise's two webhook configurations.
   rule(
     ['admissionregistration.k8s.io'],
@@ -163,7 +169,7 @@ export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
     role: 'kruise-manager-role',
     resource: 'controllerrevisions',
     verb: 'patch',
-    why: 'labels a CloneSet revision pre-downloaded or ignored (gate PreDownloadImageForInPlaceUpdate, off in deploy/)',
+    why: 'labels a CloneSet revision pre-downloaded or ignored (gate PreDownloadImageForInPlaceUpdate, off in deploy/), or a SidecarSet revision with a changed customVersion',
   },
   {
     role: 'kruise-manager-role',

@@ -2,19 +2,7 @@ import { KruiseResources, type SidecarSet } from '@kruise/api';
 import { kubeTime } from '@kruise/kube-compat';
 import { type KubeClient, type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import {
-  hotUpgradeNames,
-  isHotUpgrade,
-  isNativeSidecar,
-  SIDECARSET_HASH_ANNOTATION,
-  SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
-  SIDECARSET_INJECTED_LIST_ANNOTATION,
-  SIDECARSET_WORKING_HOTUPGRADE_CONTAINER_ANNOTATION,
-  sidecarSetHash,
-  sidecarSetHashWithoutImage,
-  versionAnnotation,
-  writePodSidecarSetHash,
-} from '../../src/workload/sidecarset/index.ts';
+import { injectedPod, stampedSidecarSet } from '../../../../test/support/sidecarset.ts';
 import { eventually } from '../env.ts';
 import { type StatefulSetEnv, startStatefulSetEnv } from '../statefulset/harness.ts';
 
@@ -26,19 +14,7 @@ export type SidecarSetEnv = StatefulSetEnv;
 export const startSidecarSetEnv = startStatefulSetEnv;
 
 /** The SidecarSet with its hash annotations stamped, as its mutating webhook does. */
-export function stamped(ss: SidecarSet): SidecarSet & KubeObject {
-  return {
-    ...ss,
-    metadata: {
-      ...ss.metadata,
-      annotations: {
-        ...ss.metadata?.annotations,
-        [SIDECARSET_HASH_ANNOTATION]: sidecarSetHash(ss),
-        [SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION]: sidecarSetHashWithoutImage(ss),
-      },
-    },
-  } as SidecarSet & KubeObject;
-}
+export const stamped = (ss: SidecarSet) => stampedSidecarSet(ss) as SidecarSet & KubeObject;
 
 /** A SidecarSet (v1beta1) selecting `app: <name>` with one cold sidecar `sidecar:v1`. */
 export function sidecarSet(name: string, spec: Record<string, unknown> = {}): SidecarSet {
@@ -88,40 +64,13 @@ export async function createInjectedPod(
   labels: Record<string, string> = {},
 ): Promise<Pod> {
   const stored = await getSidecarSet(client, ss.metadata?.name ?? '');
-  const annotations: Record<string, string> = {
-    [SIDECARSET_INJECTED_LIST_ANNOTATION]: stored.metadata?.name ?? '',
-  };
-  writePodSidecarSetHash(annotations, stored, { withoutImage: true });
-  const containers: Container[] = [{ name: 'app', image: 'app:v1' }];
-  const working: Record<string, string> = {};
-  for (const s of stored.spec?.containers ?? []) {
-    if (!isHotUpgrade(s)) {
-      containers.push({ name: s.name, image: s.image });
-      continue;
-    }
-    const [one, two] = hotUpgradeNames(s.name);
-    containers.push(
-      { name: one, image: s.image },
-      { name: two, image: s.upgradeStrategy?.hotUpgradeEmptyImage },
-    );
-    working[s.name] = one;
-    annotations[versionAnnotation(one)] = stored.metadata?.resourceVersion ?? '';
-    annotations[versionAnnotation(two)] = '0';
-  }
-  if (Object.keys(working).length)
-    annotations[SIDECARSET_WORKING_HOTUPGRADE_CONTAINER_ANNOTATION] = JSON.stringify(working);
-  const initContainers = (stored.spec?.initContainers ?? [])
-    .filter(isNativeSidecar)
-    .map((c) => ({ name: c.name, image: c.image, restartPolicy: 'Always' }));
-  const pod = (await client.create(Resources.Pod, {
-    metadata: {
-      name,
-      namespace: 'default',
-      labels: { app: ss.metadata?.name ?? '', ...labels },
-      annotations,
-    },
-    spec: { nodeName: 'n1', containers, ...(initContainers.length ? { initContainers } : {}) },
-  })) as Pod;
+  const pod = (await client.create(
+    Resources.Pod,
+    injectedPod(stored, {
+      metadata: { name, namespace: 'default', labels: { app: ss.metadata?.name ?? '', ...labels } },
+      spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:v1' }] },
+    }) as KubeObject,
+  )) as Pod;
   await settle(client, pod);
   return pod;
 }

@@ -1,5 +1,5 @@
 import { KruiseResources, type SidecarSet, type SidecarSetStatus } from '@kruise/api';
-import { isNotFound, type KubeObject, type Logger, Resources, retryOnConflict } from '@kruise/runtime';
+import { isConflict, isNotFound, type KubeObject, type Logger, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isPodActive } from '../../workload/pod-state.ts';
@@ -22,6 +22,8 @@ import { nextUpgradePods } from './strategy.ts';
 
 /** How soon a SidecarSet whose pod writes are not yet in the cache is looked at again (upstream: 1 s). */
 const IN_FLIGHT_REQUEUE_MS = 1000;
+/** How soon a SidecarSet whose status write met a newer copy is looked at again. */
+const STATUS_CONFLICT_REQUEUE_MS = 200;
 
 /** A pod with its kind, for events (cached pods carry none). */
 const asPod = (p: Pod): Pod => ({ apiVersion: 'v1', kind: 'Pod', ...p });
@@ -79,7 +81,7 @@ export class SidecarSetReconciler {
       revisions.collisionCount,
       missing,
     );
-    await this.writeStatus(sidecarSet, status);
+    if (!(await this.writeStatus(sidecarSet, status))) return { requeueAfterMs: STATUS_CONFLICT_REQUEUE_MS };
     const current: SidecarSet = { ...sidecarSet, status };
     const hash = hashOf(current);
     for (const p of this.caches.injectedPods(name))
@@ -163,26 +165,19 @@ export class SidecarSetReconciler {
     return missing.length;
   }
 
-  /** Writes the status when it changed (upstream's updateSidecarSetStatus), again on a conflict. */
-  private async writeStatus(sidecarSet: SidecarSet, status: SidecarSetStatus): Promise<void> {
-    if (!statusChanged(sidecarSet, status)) return;
-    let target = sidecarSet;
-    await retryOnConflict(async () => {
-      try {
-        await this.d.client.updateStatus(KruiseResources.SidecarSet, {
-          ...target,
-          status: { ...status, observedGeneration: target.metadata?.generation ?? 0 },
-        } as KubeObject);
-      } catch (err) {
-        const latest = await this.d.client
-          .get(KruiseResources.SidecarSet, undefined, sidecarSet.metadata?.name ?? '')
-          .catch(() => undefined);
-        if (latest) target = latest as SidecarSet;
-        throw err;
-      }
-    }).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
+  /**
+   * Writes the status when it changed (upstream's updateSidecarSetStatus). Returns false on a
+   * conflict: the cache is behind, and the next round (soon) writes it from a newer copy.
+   */
+  private async writeStatus(sidecarSet: SidecarSet, status: SidecarSetStatus): Promise<boolean> {
+    if (!statusChanged(sidecarSet, status)) return true;
+    try {
+      await this.d.client.updateStatus(KruiseResources.SidecarSet, { ...sidecarSet, status } as KubeObject);
+      return true;
+    } catch (err) {
+      if (isConflict(err) || isNotFound(err)) return false;
+      throw err;
+    }
   }
 
   /** Flips the pods whose hot upgrade finished (upstream's flipHotUpgradingContainers). */
