@@ -1,6 +1,7 @@
 import { KruiseResources, type SidecarSet } from '@kruise/api';
 import { type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tagSameDigest } from '../bench/same-digest.ts';
 import { injectedPod, stampedSidecarSet } from '../support/sidecarset.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
@@ -14,6 +15,8 @@ const NODE = 'ss-node';
 let sys: System;
 beforeAll(async () => {
   sys = await startSystem(NODE);
+  // a third tag (busybox:v1's digest) for a second rollout
+  tagSameDigest(sys.registry, ['ss-v3']);
 }, 240_000);
 afterAll(() => sys?.stop());
 
@@ -160,11 +163,11 @@ describe('cold upgrade', () => {
     expect(await upgraded('v2')).toHaveLength(1);
     await editSs('canary', (s) => {
       s.spec!.updateStrategy = { selector: { matchLabels: { zone: 'x' } }, maxUnavailable: 3 };
-      s.spec!.containers![0]!.image = image('v3');
+      s.spec!.containers![0]!.image = image('ss-v3');
     });
-    await until(async () => ((await upgraded('v3')).length === 1 ? true : undefined), 90_000);
+    await until(async () => ((await upgraded('ss-v3')).length === 1 ? true : undefined), 90_000);
     await new Promise((r) => setTimeout(r, 2000));
-    expect((await upgraded('v3')).map((p) => p.metadata?.name)).toEqual(['canary-c']);
+    expect((await upgraded('ss-v3')).map((p) => p.metadata?.name)).toEqual(['canary-c']);
   }, 240_000);
 
   it('reports a change beyond the image as not upgradable and leaves the pod alone', async () => {
@@ -213,7 +216,7 @@ describe('hot upgrade', () => {
       ['hot-a'],
     );
     await editSs('hot', (s) => {
-      s.spec!.containers![0]!.image = image('v3');
+      s.spec!.containers![0]!.image = image('ss-v3');
     });
     let gaps = 0;
     let samples = 0;
@@ -228,7 +231,9 @@ describe('hot upgrade', () => {
             statusOf(p, c)?.image === specOf(p, c)?.image,
         );
         if (!serving) gaps++;
-        return runs(p, 'proxy-2', 'v3') && specOf(p, 'proxy-1')?.image === empty && ready(p) ? p : undefined;
+        return runs(p, 'proxy-2', 'ss-v3') && specOf(p, 'proxy-1')?.image === empty && ready(p)
+          ? p
+          : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 100 },
     );
