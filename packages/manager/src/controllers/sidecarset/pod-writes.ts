@@ -44,23 +44,14 @@ export async function setUpgradableCondition(
   upgradable: boolean,
   now = Date.now(),
 ): Promise<void> {
+  // the cached pod already says so: no read, no write
+  if (nextCondition(pod, sidecarSet, upgradable, now) === undefined) return;
   await retryOnConflict(async () => {
     const current = await fresh(client, pod);
+    const next = nextCondition(current, sidecarSet, upgradable, now);
+    if (!next) return;
     const conditions = [...(current.status?.conditions ?? [])];
     const i = conditions.findIndex((c) => c.type === SIDECARSET_UPGRADABLE_CONDITION);
-    const old = i === -1 ? undefined : conditions[i];
-    const kv = { ...messageKv(old), [sidecarSet.metadata?.name ?? '']: upgradable };
-    const all = Object.values(kv).every((v) => v !== false);
-    const status = all ? 'True' : 'False';
-    const next: PodCondition = {
-      ...(old ?? {}),
-      type: SIDECARSET_UPGRADABLE_CONDITION,
-      status,
-      reason: all ? 'AllSidecarsetUpgradable' : 'UpdateImmutableField',
-      message: goMarshal(kv, true),
-      lastTransitionTime: old?.status === status ? old.lastTransitionTime : kubeTime(now),
-    };
-    if (old && JSON.stringify(old) === JSON.stringify(next)) return;
     if (i === -1) conditions.push(next);
     else conditions[i] = next;
     await client.updateStatus(Resources.Pod, {
@@ -68,4 +59,26 @@ export async function setUpgradableCondition(
       status: { ...current.status, conditions },
     } as KubeObject);
   });
+}
+
+/** The pod's SidecarSetUpgradable condition with this SidecarSet's answer, or undefined when it has it already. */
+function nextCondition(
+  pod: Pod,
+  sidecarSet: SidecarSet,
+  upgradable: boolean,
+  now: number,
+): PodCondition | undefined {
+  const old = pod.status?.conditions?.find((c) => c.type === SIDECARSET_UPGRADABLE_CONDITION);
+  const kv = { ...messageKv(old), [sidecarSet.metadata?.name ?? '']: upgradable };
+  const all = Object.values(kv).every((v) => v !== false);
+  const status = all ? 'True' : 'False';
+  const next: PodCondition = {
+    ...(old ?? {}),
+    type: SIDECARSET_UPGRADABLE_CONDITION,
+    status,
+    reason: all ? 'AllSidecarsetUpgradable' : 'UpdateImmutableField',
+    message: goMarshal(kv, true),
+    lastTransitionTime: old?.status === status ? old.lastTransitionTime : kubeTime(now),
+  };
+  return old && JSON.stringify(old) === JSON.stringify(next) ? undefined : next;
 }
