@@ -3,6 +3,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import { stampedSidecarSet } from '../../../../test/support/sidecarset.ts';
 import { nextUpgradePods } from '../../src/controllers/sidecarset/strategy.ts';
+import { trimPod } from '../../src/informers.ts';
 import { writePodSidecarSetHash } from '../../src/workload/sidecarset/index.ts';
 
 /** The batch of a cold upgrade: order, partition, maxUnavailable, selector, not-upgradable pods. */
@@ -92,5 +93,22 @@ describe('nextUpgradePods', () => {
     const plan = nextUpgradePods(ss({ maxUnavailable: 3 }), [pod('a', { env: true }), pod('b')]);
     expect(names(plan.notUpgradable)).toEqual(['a']);
     expect(names(plan.upgrade)).toEqual(['b']);
+  });
+});
+
+describe('the trimmed pod cache', () => {
+  it('keeps what the batch reads of pods with sidecars, and no images of other pods', () => {
+    const pods = [pod('a'), pod('b', { ready: false }), pod('c', { env: true })];
+    const trimmed = pods.map(trimPod);
+    const plan = nextUpgradePods(ss(), trimmed);
+    expect(names(plan.upgrade)).toEqual(['b', 'a']);
+    expect(names(plan.notUpgradable)).toEqual(['c']);
+    expect(trimmed[0]!.status?.containerStatuses?.[1]).toMatchObject({
+      image: 'sidecar:v1',
+      imageID: 'sha256:sidecar',
+    });
+    const plain = pod('d');
+    delete plain.metadata!.annotations;
+    expect(trimPod(plain).spec?.containers?.map((c) => c.image)).toEqual([undefined, undefined]);
   });
 });
