@@ -78,7 +78,7 @@ describe('hot upgrade', () => {
     expect(annotation(flipped, versionAltAnnotation('proxy-2'))).toBe('0');
     expect(
       await eventually(async () =>
-        (await eventsOf(env.client, 'hot-a')).find((e) => e.startsWith('ResetContainerSucceed')),
+        (await eventsOf(env.client, 'hot-a', 'Pod')).find((e) => e.startsWith('ResetContainerSucceed')),
       ),
     ).toBe('ResetContainerSucceed: reset sidecar container image empty successfully');
     await settle(env.client, flipped);
@@ -135,13 +135,17 @@ describe('pods missing their sidecars (beyond upstream)', () => {
     });
     expect(status.matchedPods).toBe(0);
     const onPod = await eventually(async () => {
-      const e = (await eventsOf(env.client, 'missing-a')).filter((x) => x.startsWith('SidecarMissing'));
+      const e = (await eventsOf(env.client, 'missing-a', 'Pod')).filter((x) =>
+        x.startsWith('SidecarMissing'),
+      );
       return e.length ? e : undefined;
     });
     expect(onPod).toEqual([
       'SidecarMissing: pod was created without the sidecars of SidecarSet missing (the pod webhook was unreachable); recreate it to inject them',
     ]);
-    expect((await eventsOf(env.client, 'missing')).filter((x) => x.startsWith('SidecarMissing'))).toEqual([
+    expect(
+      (await eventsOf(env.client, 'missing', 'SidecarSet')).filter((x) => x.startsWith('SidecarMissing')),
+    ).toEqual([
       'SidecarMissing: pod default/missing-a was created without the sidecars of this SidecarSet (the pod webhook was unreachable); recreate it to inject them',
     ]);
     await env.client.delete(Resources.Pod, 'default', 'missing-a', { gracePeriodSeconds: 0 });

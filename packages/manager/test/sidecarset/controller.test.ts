@@ -196,7 +196,9 @@ describe('cold upgrade', () => {
     expect(imageIn((await podsOf(env.client, 'immutable'))[0]!, 'sidecar')).toBe('sidecar:v1');
     expect(
       await eventually(async () =>
-        (await eventsOf(env.client, 'immutable')).find((e) => e.startsWith('NotUpgradablePods')),
+        (await eventsOf(env.client, 'immutable', 'SidecarSet')).find((e) =>
+          e.startsWith('NotUpgradablePods'),
+        ),
       ),
     ).toBe(
       'NotUpgradablePods: SidecarSet in-place update detected 1 not upgradable pod(s) in this round, will skip them.',

@@ -135,11 +135,11 @@ export const unsettled = (pod: Pod) =>
     (c) => pod.status?.containerStatuses?.find((s) => s.name === c.name)?.image !== c.image,
   );
 
-/** The events recorded for an object in `default`, as `reason: message`. */
-export async function eventsOf(client: KubeClient, name: string): Promise<string[]> {
+/** The events recorded for an object (of `kind`) in `default`, as `reason: message`. */
+export async function eventsOf(client: KubeClient, name: string, kind?: string): Promise<string[]> {
   const list = await client.list(Resources.Event, {
     namespace: 'default',
-    fieldSelector: `involvedObject.name=${name}`,
+    fieldSelector: `involvedObject.name=${name}${kind ? `,involvedObject.kind=${kind}` : ''}`,
   });
   return (list.items as { reason?: string; message?: string }[]).map((e) => `${e.reason}: ${e.message}`);
 }

@@ -2,6 +2,7 @@ import { KruiseResources, type SidecarSet, type SidecarSetStatus } from '@kruise
 import { isConflict, isNotFound, type KubeObject, type Logger, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { inChunks } from '../../workload/in-chunks.ts';
 import { isPodActive } from '../../workload/pod-state.ts';
 import { revisionStore } from '../../workload/revision/store.ts';
 import {
@@ -182,7 +183,7 @@ export class SidecarSetReconciler {
 
   /** Flips the pods whose hot upgrade finished (upstream's flipHotUpgradingContainers). */
   private async flip(sidecarSet: SidecarSet, pods: Pod[]): Promise<void> {
-    for (const pod of pods) {
+    await inChunks(pods, async (pod) => {
       try {
         const written = await editPod(this.d.client, pod, (p) => flipHotUpgrade(sidecarSet, p, this.d.now()));
         this.d.resourceVersionExpectations.expect(written);
@@ -196,20 +197,21 @@ export class SidecarSetReconciler {
         throw err;
       }
       this.d.event(
-        pod,
+        asPod(pod),
         'Normal',
         'ResetContainerSucceed',
         'reset sidecar container image empty successfully',
       );
-    }
+    });
   }
 
   /** The next batch of in-place upgrades and the not-upgradable pods (upstream's updatePods). */
   private async upgrade(sidecarSet: SidecarSet, pods: Pod[], latest: ControllerRevision, log: Logger) {
     const name = sidecarSet.metadata?.name ?? '';
     const plan = nextUpgradePods(sidecarSet, pods);
-    for (const p of plan.notUpgradable)
-      await setUpgradableCondition(this.d.client, sidecarSet, p, false, this.d.now());
+    await inChunks(plan.notUpgradable, (p) =>
+      setUpgradableCondition(this.d.client, sidecarSet, p, false, this.d.now()),
+    );
     if (plan.notUpgradable.length)
       this.d.event(
         sidecarSet,
@@ -218,13 +220,14 @@ export class SidecarSetReconciler {
         `SidecarSet in-place update detected ${plan.notUpgradable.length} not upgradable pod(s) in this round, will skip them.`,
       );
     const hash = hashOf(sidecarSet);
-    for (const p of plan.upgrade) {
+    // upstream goes pod by pod; the pods do not depend on each other, so a chunk goes out together
+    await inChunks(plan.upgrade, async (p) => {
       await editPod(this.d.client, p, (fresh) =>
         applySidecarImages(sidecarSet, fresh, latest.metadata?.name ?? '', this.d.now()),
       );
-      await setUpgradableCondition(this.d.client, sidecarSet, p, true, this.d.now());
       this.d.updateExpectations.expectUpdated(name, hash, p);
-    }
+      await setUpgradableCondition(this.d.client, sidecarSet, p, true, this.d.now());
+    });
     if (plan.upgrade.length)
       log.info(
         { sidecarset: name, pods: plan.upgrade.map((p) => p.metadata?.name) },
