@@ -119,19 +119,29 @@ describe('revisions and status', () => {
 });
 
 describe('cold upgrade', () => {
-  it('swaps only the sidecar image in place, one pod at a time (maxUnavailable 1)', async () => {
+  it('swaps only the sidecar image in place, one pod at a time (maxUnavailable 1), re-applying patchPodMetadata', async () => {
     const ss = await createSidecarSet(env.client, sidecarSet('cold'));
     for (const n of ['cold-a', 'cold-b', 'cold-c']) await createInjectedPod(env.client, ss, n);
     const before = await podsOf(env.client, 'cold');
     await eventually(async () =>
       (await getSidecarSet(env.client, 'cold')).status?.readyPods === 3 ? true : undefined,
     );
-    const updated = await setImage('cold', 'sidecar:v2');
+    const updated = await editSidecarSet(env.client, 'cold', (s) => {
+      s.spec!.containers![0]!.image = 'sidecar:v2';
+      s.spec!.patchPodMetadata = [
+        { annotations: { 'example.com/sidecar': 'v2' }, patchPolicy: 'Overwrite' },
+        { annotations: { 'example.com/config': '{"level":"debug"}' }, patchPolicy: 'MergePatchJson' },
+      ];
+    });
     expect(await rollOut('cold', 'sidecar:v2', 1)).toBe(1);
     const after = await podsOf(env.client, 'cold');
     for (const [i, p] of after.entries()) {
       expect(p.metadata?.uid).toBe(before[i]!.metadata?.uid);
       expect(imageIn(p, 'app')).toBe('app:v1');
+      expect(p.metadata?.annotations).toMatchObject({
+        'example.com/sidecar': 'v2',
+        'example.com/config': '{"level":"debug"}',
+      });
       const hash = JSON.parse(p.metadata!.annotations![SIDECARSET_HASH_ANNOTATION]!);
       expect(hash.cold.hash).toBe(updated.metadata?.annotations?.[SIDECARSET_HASH_ANNOTATION]);
       const state = JSON.parse(p.metadata!.annotations![SIDECARSET_INPLACE_UPDATE_STATE_ANNOTATION]!);
