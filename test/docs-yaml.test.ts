@@ -50,6 +50,7 @@ const FEATURE_GUIDES = [
   'docs/advancedcronjob.md',
   'docs/sidecarset-admission.md',
   'docs/kubectl-kruise.md',
+  'docs/sidecarset-upgrade.md',
   'docs/install.md',
   'docs/sidecarset.md',
 ];

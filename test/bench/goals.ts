@@ -174,6 +174,16 @@ export const GOALS = {
     unit: 'MB',
     atMost: 80,
   },
+  'sidecarset.inplace-vs-recreate': {
+    what: 'SidecarSet (maxUnavailable 100%): cold sidecar upgrade of 100 running pods in place (same-digest tag) vs recreating the same 100 pods with the new sidecar: time until all run it and are Ready',
+    unit: 'x',
+    atMost: 0.3,
+  },
+  'sidecarset.restart-5000-status': {
+    what: 'kruise-manager restarted with 5,000 SidecarSets and 5,000 matched pods (bound, not run), statuses reset while it was down: time until every status is current',
+    unit: 's',
+    atMost: 60,
+  },
 } satisfies Record<string, Goal>;
 
 /** A key of the goals table. */

@@ -28,6 +28,7 @@ import { benchLocalNode } from './local-node.bench.ts';
 import { benchManager } from './manager.bench.ts';
 import { runBench, type Suite } from './runner.ts';
 import { benchRuntime } from './runtime.bench.ts';
+import { benchSidecarSet } from './sidecarset.bench.ts';
 import { benchSidecarSetInjection } from './sidecarset-injection.bench.ts';
 import { benchStatefulSet } from './statefulset.bench.ts';
 
@@ -44,6 +45,7 @@ const suites: Suite[] = [
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
   { name: 'local-node', title: 'local node (kubelet part)', run: benchLocalNode },
+  { name: 'sidecarset', title: 'SidecarSet', run: benchSidecarSet },
 ];
 
 process.exitCode = await runBench(suites, process.argv.slice(2));

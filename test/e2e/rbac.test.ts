@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KruiseResources } from '@kruise/api';
+import { KruiseResources, type SidecarSet } from '@kruise/api';
 import type { AuditRecord } from '@kruise/control-plane';
 import { ControlPlane } from '@kruise/control-plane';
 import { DEPLOY_FEATURE_GATES, JUSTIFIED_UNUSED, type PolicyRule } from '@kruise/deploy';
-import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { KubeClient, type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 import { applyManifests, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
 import {
@@ -16,6 +16,7 @@ import {
 import { repoRoot } from '@kruise/stack/repo-root';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { injectedPod, stampedSidecarSet } from '../support/sidecarset.ts';
 import { assertNoSecretInLogs, LOOP, until } from './env.ts';
 
 /**
@@ -795,6 +796,85 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     expect(err.message).toContain('container rbac-sidecar already exist in rbac-ss');
     await admin.delete(KruiseResources.SidecarSet, undefined, 'rbac-ss');
   });
+
+  it('runs a SidecarSet scenario (revision and its customVersion label, status, in-place sidecar upgrade)', async () => {
+    const busybox = (tag: string) => `${registry()}/busybox:${tag}`;
+    const sidecarSet = (customVersion: string, tag: string) =>
+      stampedSidecarSet({
+        apiVersion: 'apps.kruise.io/v1beta1',
+        kind: 'SidecarSet',
+        metadata: { name: 'rbac-upgrade' },
+        spec: {
+          selector: { matchLabels: { app: 'rbac-upgrade' } },
+          customVersion,
+          containers: [{ name: 'sidecar', image: busybox(tag), command: LOOP }],
+        },
+      });
+    const replace = (customVersion: string, tag: string) =>
+      retryOnConflict(async () => {
+        const current = await admin.get(KruiseResources.SidecarSet, undefined, 'rbac-upgrade');
+        const next = sidecarSet(customVersion, tag);
+        await admin.update(KruiseResources.SidecarSet, {
+          ...next,
+          metadata: {
+            ...current.metadata,
+            annotations: (next.metadata as KubeObject['metadata'])?.annotations,
+          },
+        } as KubeObject);
+      });
+    await admin.create(KruiseResources.SidecarSet, sidecarSet('a', 'v1') as KubeObject);
+    const stored = await waitFor(async () => {
+      const s = await admin.get(KruiseResources.SidecarSet, undefined, 'rbac-upgrade');
+      return s.status?.latestRevision ? (s as SidecarSet) : undefined;
+    });
+    await admin.create(
+      Resources.Pod,
+      injectedPod(
+        stored,
+        {
+          metadata: { name: 'rbac-upgrade-pod', namespace: 'default', labels: { app: 'rbac-upgrade' } },
+          spec: {
+            nodeName: NODE,
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'app', image: busybox('v1'), command: LOOP }],
+          },
+        },
+        { command: LOOP },
+      ),
+    );
+    const status = (check: (st: Record<string, any>) => boolean) =>
+      waitFor(async () => {
+        const s = await admin.get(KruiseResources.SidecarSet, undefined, 'rbac-upgrade');
+        return s.status?.observedGeneration === s.metadata?.generation && check(s.status)
+          ? s.status
+          : undefined;
+      }, 90_000);
+    await status((st) => st.readyPods === 1);
+    const uid = (await admin.get(Resources.Pod, 'default', 'rbac-upgrade-pod')).metadata?.uid;
+    // customVersion alone: the same revision, its label patched
+    await replace('b', 'v1');
+    await waitFor(async () => {
+      const revisions = await admin.list(Resources.ControllerRevision, {
+        namespace: 'kruise-system',
+        labelSelector: 'kruise.io/sidecarset-name=rbac-upgrade',
+      });
+      return revisions.items.some(
+        (r) => r.metadata?.labels?.['apps.kruise.io/sidecarset-custom-version'] === 'b',
+      )
+        ? true
+        : undefined;
+    });
+    // a new image: the sidecar upgraded in place
+    await replace('b', 'v2');
+    await status((st) => st.updatedReadyPods === 1);
+    const pod = await admin.get(Resources.Pod, 'default', 'rbac-upgrade-pod');
+    expect(pod.metadata?.uid).toBe(uid);
+    expect(pod.spec?.containers?.find((c: { name: string }) => c.name === 'sidecar')?.image).toBe(
+      busybox('v2'),
+    );
+    await admin.delete(Resources.Pod, 'default', 'rbac-upgrade-pod');
+    await admin.delete(KruiseResources.SidecarSet, undefined, 'rbac-upgrade');
+  }, 180_000);
 
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);

@@ -92,17 +92,19 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule([''], ['pods/status'], ['patch']),
   // ImagePullJobs name pull secrets in their own namespaces; copies go to kruise-daemon-config (Role below).
   rule([''], ['secrets'], [...WATCH, 'get']),
-  // SidecarSet validating webhook: the other SidecarSets (conflicts), a pinned injection revision
-  // in the Kruise namespace by name (by customVersion: list above), the kruise-configuration
-  // patchPodMetadata whitelist (configmaps get above).
-  rule(['apps.kruise.io'], ['sidecarsets'], ['list']),
+  // SidecarSet validating webhook: the other SidecarSets (conflicts; list below), a pinned
+  // injection revision in the Kruise namespace by name (by customVersion: list above), the
+  // kruise-configuration patchPodMetadata whitelist (configmaps get above).
   rule(['apps'], ['controllerrevisions'], ['get']),
   // Events on jobs, NodeImages and pods (a repeated event is patched into a count).
   rule([''], ['events'], ['create', 'patch']),
-  // SidecarSet injection (pod webhook, every replica): the SidecarSets and the labels of the
-  // namespaces their namespaceSelector matches, from caches; pinned revisions from the
-  // ControllerRevision cache (watched above).
+  // SidecarSets: the pod webhook's injection (every replica) and the controller read them and the
+  // labels of the namespaces their namespaceSelectors match from caches; pinned revisions from the
+  // ControllerRevision cache (watched above). The controller writes their status; matched pods are
+  // read fresh, updated in place and given SidecarSetUpgradable (pod rules above); revisions live
+  // in the Kruise namespace (above; patch: a customVersion label).
   rule(['apps.kruise.io'], ['sidecarsets'], WATCH),
+  rule(['apps.kruise.io'], ['sidecarsets/status'], ['update']),
   rule([''], ['namespaces'], WATCH),
   // Certificate manager: caBundle into kruise's two webhook configurations.
   rule(
@@ -179,7 +181,7 @@ export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
     role: 'kruise-manager-role',
     resource: 'controllerrevisions',
     verb: 'patch',
-    why: 'labels a CloneSet revision pre-downloaded or ignored (gate PreDownloadImageForInPlaceUpdate, off in deploy/)',
+    why: 'labels a CloneSet revision pre-downloaded or ignored (gate PreDownloadImageForInPlaceUpdate, off in deploy/), or a SidecarSet revision with a changed customVersion',
   },
   {
     role: 'kruise-manager-role',

@@ -11,6 +11,7 @@ import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts'
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
 import * as nodeimage from './controllers/nodeimage/controller.ts';
 import * as podreadiness from './controllers/podreadiness/controller.ts';
+import * as sidecarset from './controllers/sidecarset/controller.ts';
 import * as sidecarterminator from './controllers/sidecarterminator/controller.ts';
 import * as statefulset from './controllers/statefulset/controller.ts';
 import type { AppTuning, ManagerOptions } from './options.ts';
@@ -30,6 +31,7 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: containerlaunchpriority.add, enabled: () => true },
   { add: advancedcronjob.add, enabled: () => true },
   { add: sidecarterminator.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('SidecarTerminator') },
+  { add: sidecarset.add, enabled: () => true },
 ];
 
 /** kruise-manager wired together: manager, webhooks and their certificates, the enabled controllers by name. */

@@ -11,6 +11,7 @@ import {
   CONTAINER_LAUNCH_BARRIER_ENV,
   CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION,
 } from './workload/launch-priority.ts';
+import { SIDECARSET_INJECTED_LIST_ANNOTATION } from './workload/sidecarset/keys.ts';
 
 /** What the CRR controller reads of a container status, and a terminated one's exit code (SidecarTerminator). */
 function trimContainerStatus(s: ContainerStatus): ContainerStatus {
@@ -44,13 +45,32 @@ function trimContainer(c: Container): Container {
   } as Container;
 }
 
-/** The one annotation the launch-priority controller reads of a pod it does not own. */
+/** Whether a pod annotation is one the SidecarSet controller reads (hashes, lists, versions, states). */
+const sidecarSetAnnotation = (key: string) =>
+  key.startsWith('kruise.io/sidecarset-') || key.includes('sidecarset.kruise.io/');
+
+/**
+ * The annotations controllers read of a pod they do not own: launch-priority-completed (container
+ * launch priority) and the SidecarSet ones.
+ */
 function trimAnnotations(annotations: Record<string, string> | undefined) {
-  const completed = annotations?.[CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION];
-  return completed === undefined
-    ? undefined
-    : { [CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION]: completed };
+  const kept = Object.entries(annotations ?? {}).filter(
+    ([k]) => k === CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION || sidecarSetAnnotation(k),
+  );
+  return kept.length ? Object.fromEntries(kept) : undefined;
 }
+
+/** Whether SidecarSets were injected into the pod (the controller then reads images and imageIDs). */
+const injectedPod = (pod: Pod) =>
+  pod.metadata?.annotations?.[SIDECARSET_INJECTED_LIST_ANNOTATION] !== undefined;
+
+/** A container as trimmed, with its image when the pod has sidecars. */
+const withImage = (trimmed: Container, c: Container, sidecars: boolean): Container =>
+  sidecars ? { ...trimmed, image: c?.image } : trimmed;
+
+/** A container status as trimmed, with image and imageID when the pod has sidecars. */
+const statusWithImage = (trimmed: ContainerStatus, s: ContainerStatus, sidecars: boolean): ContainerStatus =>
+  sidecars ? { ...trimmed, image: s?.image, imageID: s?.imageID } : trimmed;
 
 /** Whether an apps.kruise.io workload (CloneSet, …) controls the pod. */
 const kruiseWorkloadPod = (pod: Pod) =>
@@ -73,7 +93,8 @@ function withoutBookkeeping(pod: Pod): Pod {
  * The parts of a pod the controllers and the CRR webhook read — labels and node (podSelector
  * jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests), launch
  * barriers and the launch-priority-completed annotation (container launch priority), the restart
- * policy, sidecar marks and exit codes (SidecarTerminator); pods of
+ * policy, sidecar marks and exit codes (SidecarTerminator), the creation time, the SidecarSet
+ * annotations and, of pods with sidecars, images and imageIDs (SidecarSets); pods of
  * Kruise workloads whole but for managedFields (their controllers hash container specs and write
  * whole statuses).
  */
@@ -81,12 +102,14 @@ export function trimPod(pod: Pod): Pod {
   if (kruiseWorkloadPod(pod)) return withoutBookkeeping(pod);
   const m = pod.metadata ?? {};
   const st = pod.status ?? {};
+  const sidecars = injectedPod(pod);
   return {
     metadata: {
       name: m.name,
       namespace: m.namespace,
       uid: m.uid,
       resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
       labels: m.labels,
       annotations: trimAnnotations(m.annotations),
       deletionTimestamp: m.deletionTimestamp,
@@ -97,14 +120,18 @@ export function trimPod(pod: Pod): Pod {
       restartPolicy: pod.spec?.restartPolicy,
       readinessGates: pod.spec?.readinessGates,
       terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds,
-      containers: pod.spec?.containers?.map(trimContainer),
-      initContainers: pod.spec?.initContainers?.map(trimContainer),
+      containers: pod.spec?.containers?.map((c) => withImage(trimContainer(c), c, sidecars)),
+      initContainers: pod.spec?.initContainers?.map((c) => withImage(trimContainer(c), c, sidecars)),
     } as Pod['spec'],
     status: {
       phase: st.phase,
       conditions: st.conditions,
-      containerStatuses: st.containerStatuses?.map(trimContainerStatus),
-      initContainerStatuses: st.initContainerStatuses?.map(trimContainerStatus),
+      containerStatuses: st.containerStatuses?.map((s) =>
+        statusWithImage(trimContainerStatus(s), s, sidecars),
+      ),
+      initContainerStatuses: st.initContainerStatuses?.map((s) =>
+        statusWithImage(trimContainerStatus(s), s, sidecars),
+      ),
     },
   };
 }

@@ -44,6 +44,7 @@ export interface ManagerOptions {
   statefulSetWorkers: number;
   advancedCronJobWorkers: number;
   daemonSetWorkers: number;
+  sidecarSetWorkers: number;
   /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
   assignPodsByScheduler: boolean;
   broadcastJobWorkers: number;
@@ -191,6 +192,7 @@ export function managerFlags() {
     .flag('statefulset-workers', positiveInt, 3, 'workers of the Advanced StatefulSet controller')
     .flag('advancedcronjob-workers', positiveInt, 3, 'workers of the AdvancedCronJob controller')
     .flag('daemonset-workers', positiveInt, 3, 'workers of the Advanced DaemonSet controller')
+    .flag('sidecarset-workers', positiveInt, 3, 'Max concurrent workers for SidecarSet controller.')
     .flag(
       'assign-pods-by-scheduler',
       boolValue,
@@ -254,6 +256,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
     statefulSetWorkers: o['statefulset-workers'],
     advancedCronJobWorkers: o['advancedcronjob-workers'],
     daemonSetWorkers: o['daemonset-workers'],
+    sidecarSetWorkers: o['sidecarset-workers'],
     assignPodsByScheduler: o['assign-pods-by-scheduler'],
     broadcastJobWorkers: o['broadcastjob-workers'],
     sidecarTerminatorWorkers: o['sidecarterminator-workers'],

@@ -269,6 +269,11 @@ export const SidecarSetStatusSchema = Type.Object(
     collisionCount: Type.Optional(
       Int32('CollisionCount is the count of hash collisions for the SidecarSet.'),
     ),
+    missingSidecarPods: Type.Optional(
+      Int32(
+        'missingSidecarPods is the number of active pods the SidecarSet selects, created after it, that lack its sidecars (created while the pod webhook was unreachable). Not in upstream.',
+      ),
+    ),
   },
   { description: 'SidecarSetStatus defines the observed state of SidecarSet' },
 );

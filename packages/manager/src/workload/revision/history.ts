@@ -144,7 +144,7 @@ const alreadyExists = (err: unknown) => (err as { alreadyExists?: boolean })?.al
  */
 async function createRevision(
   store: RevisionStore,
-  parent: RevisionParent,
+  parentName: string,
   revision: ControllerRevision,
   collisionCount: { value: number },
 ): Promise<ControllerRevision> {
@@ -155,7 +155,7 @@ async function createRevision(
       ...revision,
       metadata: {
         ...revision.metadata,
-        name: revisionName(parent.metadata.name, hash),
+        name: revisionName(parentName, hash),
       },
     };
     try {
@@ -167,6 +167,38 @@ async function createRevision(
       collisionCount.value++;
     }
   }
+}
+
+/**
+ * The stored revision for `candidate` (built for the next revision number of `sorted` history):
+ * the last revision when equal to it; an older equal one brought forward by giving it the
+ * candidate's revision number (refreshing its volumeClaimTemplates hash); otherwise the candidate
+ * created with Kubernetes' collision handling (`collision.value` goes up on each collision).
+ */
+export async function storeRevision(
+  store: RevisionStore,
+  parentName: string,
+  candidate: ControllerRevision,
+  sorted: ControllerRevision[],
+  collision: { value: number },
+): Promise<ControllerRevision> {
+  const equal = findEqualRevisions(sorted, candidate);
+  const last = sorted[sorted.length - 1];
+  if (equal.length && equalRevision(last, equal[equal.length - 1])) return last!;
+  if (equal.length) {
+    const match = structuredClone(equal[equal.length - 1]!);
+    const vctHash = candidate.metadata?.annotations?.[VCT_HASH_ANNOTATION];
+    const stored = match.metadata?.annotations?.[VCT_HASH_ANNOTATION];
+    if (vctHash !== undefined && (stored === undefined || stored !== vctHash))
+      match.metadata = {
+        ...match.metadata,
+        annotations: { ...match.metadata?.annotations, [VCT_HASH_ANNOTATION]: vctHash },
+      };
+    return match.revision === candidate.revision
+      ? match
+      : await store.update({ ...match, revision: candidate.revision });
+  }
+  return createRevision(store, parentName, candidate, collision);
 }
 
 /**
@@ -185,27 +217,7 @@ export async function resolveRevisions(
   const sorted = sortRevisions(history);
   const collision = { value: status.collisionCount ?? 0 };
   const candidate = newRevision(parent, nextRevisionNumber(sorted), collision.value);
-  const equal = findEqualRevisions(sorted, candidate);
-  const last = sorted[sorted.length - 1];
-  let update: ControllerRevision;
-  if (equal.length && equalRevision(last, equal[equal.length - 1])) {
-    update = last!;
-  } else if (equal.length) {
-    const match = structuredClone(equal[equal.length - 1]!);
-    const vctHash = candidate.metadata!.annotations![VCT_HASH_ANNOTATION];
-    const stored = match.metadata?.annotations?.[VCT_HASH_ANNOTATION];
-    if (vctHash !== undefined && (stored === undefined || stored !== vctHash))
-      match.metadata = {
-        ...match.metadata,
-        annotations: { ...match.metadata?.annotations, [VCT_HASH_ANNOTATION]: vctHash },
-      };
-    update =
-      match.revision === candidate.revision
-        ? match
-        : await store.update({ ...match, revision: candidate.revision });
-  } else {
-    update = await createRevision(store, parent, candidate, collision);
-  }
+  const update = await storeRevision(store, parent.metadata.name, candidate, sorted, collision);
   const current = sorted.find((r) => r.metadata?.name === status.currentRevision) ?? update;
   return { current, update, collisionCount: collision.value };
 }

@@ -1,0 +1,158 @@
+import { Resources } from '@kruise/runtime';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  SIDECARSET_WORKING_HOTUPGRADE_CONTAINER_ANNOTATION,
+  versionAltAnnotation,
+  versionAnnotation,
+} from '../../src/workload/sidecarset/index.ts';
+import {
+  createInjectedPod,
+  createSidecarSet,
+  editSidecarSet,
+  eventsOf,
+  eventually,
+  getSidecarSet,
+  imageIn,
+  podsOf,
+  type SidecarSetEnv,
+  settle,
+  sidecarSet,
+  startSidecarSetEnv,
+} from './harness.ts';
+
+/**
+ * Hot upgrades, native sidecars and pods missing their sidecars, against the control plane
+ * (injection and kubelet played by the test).
+ */
+let env: SidecarSetEnv;
+beforeAll(async () => {
+  env = await startSidecarSetEnv();
+}, 60_000);
+afterAll(() => env?.stop());
+
+const EMPTY = 'empty:v1';
+const annotation = (p: Pod, key: string) => p.metadata?.annotations?.[key];
+
+describe('hot upgrade', () => {
+  it('starts the new image in the empty copy, then puts the old copy back to the empty image', async () => {
+    const ss = await createSidecarSet(
+      env.client,
+      sidecarSet('hot', {
+        containers: [
+          {
+            name: 'proxy',
+            image: 'proxy:v1',
+            upgradeStrategy: { upgradeType: 'HotUpgrade', hotUpgradeEmptyImage: EMPTY },
+          },
+        ],
+      }),
+    );
+    await createInjectedPod(env.client, ss, 'hot-a');
+    await eventually(async () =>
+      (await getSidecarSet(env.client, 'hot')).status?.readyPods === 1 ? true : undefined,
+    );
+    const updated = await editSidecarSet(env.client, 'hot', (s) => {
+      s.spec!.containers![0]!.image = 'proxy:v2';
+    });
+    const upgrading = await eventually(async () => {
+      const p = (await podsOf(env.client, 'hot'))[0]!;
+      return imageIn(p, 'proxy-2') === 'proxy:v2' ? p : undefined;
+    });
+    expect(imageIn(upgrading, 'proxy-1')).toBe('proxy:v1');
+    expect(annotation(upgrading, SIDECARSET_WORKING_HOTUPGRADE_CONTAINER_ANNOTATION)).toBe(
+      '{"proxy":"proxy-2"}',
+    );
+    expect(annotation(upgrading, versionAnnotation('proxy-2'))).toBe(updated.metadata?.resourceVersion);
+    expect(annotation(upgrading, versionAltAnnotation('proxy-1'))).toBe(updated.metadata?.resourceVersion);
+    // the old copy keeps serving until kubelet runs the new one
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(imageIn((await podsOf(env.client, 'hot'))[0]!, 'proxy-1')).toBe('proxy:v1');
+    await settle(env.client, upgrading);
+    const flipped = await eventually(async () => {
+      const p = (await podsOf(env.client, 'hot'))[0]!;
+      return imageIn(p, 'proxy-1') === EMPTY ? p : undefined;
+    });
+    expect(imageIn(flipped, 'proxy-2')).toBe('proxy:v2');
+    expect(annotation(flipped, versionAnnotation('proxy-1'))).toBe('0');
+    expect(annotation(flipped, versionAltAnnotation('proxy-2'))).toBe('0');
+    expect(
+      await eventually(async () =>
+        (await eventsOf(env.client, 'hot-a', 'Pod')).find((e) => e.startsWith('ResetContainerSucceed')),
+      ),
+    ).toBe('ResetContainerSucceed: reset sidecar container image empty successfully');
+    await settle(env.client, flipped);
+    expect(
+      await eventually(async () => {
+        const s = (await getSidecarSet(env.client, 'hot')).status;
+        return s?.updatedReadyPods === 1 ? s : undefined;
+      }),
+    ).toMatchObject({ matchedPods: 1, updatedPods: 1, readyPods: 1 });
+  }, 60_000);
+});
+
+describe('native sidecars (beyond upstream)', () => {
+  it('rolls the image of a restartPolicy Always init container in place', async () => {
+    const ss = await createSidecarSet(
+      env.client,
+      sidecarSet('native', {
+        containers: [],
+        initContainers: [{ name: 'agent', image: 'agent:v1', restartPolicy: 'Always' }],
+      }),
+    );
+    await createInjectedPod(env.client, ss, 'native-a');
+    const uid = (await podsOf(env.client, 'native'))[0]!.metadata?.uid;
+    await editSidecarSet(env.client, 'native', (s) => {
+      s.spec!.initContainers![0]!.image = 'agent:v2';
+    });
+    const pod = await eventually(async () => {
+      const p = (await podsOf(env.client, 'native'))[0]!;
+      return imageIn(p, 'agent') === 'agent:v2' ? p : undefined;
+    });
+    expect(pod.metadata?.uid).toBe(uid);
+    await settle(env.client, pod);
+    expect(
+      await eventually(async () => {
+        const s = (await getSidecarSet(env.client, 'native')).status;
+        return s?.updatedReadyPods === 1 ? s : undefined;
+      }),
+    ).toMatchObject({ matchedPods: 1, updatedPods: 1 });
+  }, 60_000);
+});
+
+describe('pods missing their sidecars (beyond upstream)', () => {
+  it('counts a selected pod created without injection and warns on the SidecarSet and the pod once', async () => {
+    await createSidecarSet(env.client, sidecarSet('missing'));
+    await new Promise((r) => setTimeout(r, 1100)); // created in a later second than the SidecarSet
+    const pod = (await env.client.create(Resources.Pod, {
+      metadata: { name: 'missing-a', namespace: 'default', labels: { app: 'missing' } },
+      spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:v1' }] },
+    })) as Pod;
+    await settle(env.client, pod);
+    const status = await eventually(async () => {
+      const s = (await getSidecarSet(env.client, 'missing')).status;
+      return s?.missingSidecarPods === 1 ? s : undefined;
+    });
+    expect(status.matchedPods).toBe(0);
+    const onPod = await eventually(async () => {
+      const e = (await eventsOf(env.client, 'missing-a', 'Pod')).filter((x) =>
+        x.startsWith('SidecarMissing'),
+      );
+      return e.length ? e : undefined;
+    });
+    expect(onPod).toEqual([
+      'SidecarMissing: pod was created without the sidecars of SidecarSet missing (the pod webhook was unreachable); recreate it to inject them',
+    ]);
+    expect(
+      (await eventsOf(env.client, 'missing', 'SidecarSet')).filter((x) => x.startsWith('SidecarMissing')),
+    ).toEqual([
+      'SidecarMissing: pod default/missing-a was created without the sidecars of this SidecarSet (the pod webhook was unreachable); recreate it to inject them',
+    ]);
+    await env.client.delete(Resources.Pod, 'default', 'missing-a', { gracePeriodSeconds: 0 });
+    await eventually(async () =>
+      (await getSidecarSet(env.client, 'missing')).status?.missingSidecarPods === undefined
+        ? true
+        : undefined,
+    );
+  }, 60_000);
+});
