@@ -124,10 +124,26 @@ describe('pods missing their sidecars (beyond upstream)', () => {
   it('counts a selected pod created without injection and warns on the SidecarSet and the pod once', async () => {
     await createSidecarSet(env.client, sidecarSet('missing'));
     await new Promise((r) => setTimeout(r, 1100)); // created in a later second than the SidecarSet
-    const pod = (await env.client.create(Resources.Pod, {
-      metadata: { name: 'missing-a', namespace: 'default', labels: { app: 'missing' } },
-      spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:v1' }] },
-    })) as Pod;
+    // The pod webhook unreachable, its failures ignored (chart value failurePolicy.pods Ignore): the
+    // pod is created without its sidecars.
+    const configs = Resources.MutatingWebhookConfiguration;
+    const name = 'kruise-mutating-webhook-configuration';
+    const config = await env.client.get(configs, undefined, name);
+    const webhooks = (config as { webhooks: { name: string }[] }).webhooks;
+    await env.client.update(configs, {
+      ...config,
+      webhooks: webhooks.filter((w) => w.name !== 'mpod.kb.io'),
+    });
+    const pod = (await env.client
+      .create(Resources.Pod, {
+        metadata: { name: 'missing-a', namespace: 'default', labels: { app: 'missing' } },
+        spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:v1' }] },
+      })
+      .finally(async () => {
+        const now = await env.client.get(configs, undefined, name);
+        await env.client.update(configs, { ...now, webhooks });
+      })) as Pod;
+    expect(pod.spec?.containers).toHaveLength(1);
     await settle(env.client, pod);
     const status = await eventually(async () => {
       const s = (await getSidecarSet(env.client, 'missing')).status;

@@ -33,6 +33,15 @@ import {
 let env: SidecarSetEnv;
 beforeAll(async () => {
   env = await startSidecarSetEnv();
+  // The whitelist the SidecarSet webhook checks patchPodMetadata keys against.
+  await env.client.create(Resources.ConfigMap, {
+    metadata: { name: 'kruise-configuration', namespace: 'kruise-system' },
+    data: {
+      SidecarSet_PatchPodMetadata_WhiteList: JSON.stringify({
+        rules: [{ allowedAnnotationKeyExprs: ['^example\\.com/'] }],
+      }),
+    },
+  });
 }, 60_000);
 afterAll(() => env?.stop());
 
