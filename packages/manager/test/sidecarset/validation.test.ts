@@ -350,6 +350,25 @@ describe('SidecarSet validation (vsidecarset.kb.io)', () => {
     expect((await validate(req)).allowed).toBe(true);
   });
 
+  it('refuses a hot-upgrade native sidecar under RollingUpdate (nothing could roll it), in upstream’s words', async () => {
+    const hot = {
+      name: 'native',
+      image: 'busybox:1',
+      restartPolicy: 'Always',
+      upgradeStrategy: { upgradeType: 'HotUpgrade', hotUpgradeEmptyImage: 'busybox:empty' },
+    };
+    expect(await denial(validate, await create('native-hot', { initContainers: [hot] }))).toEqual({
+      code: 500,
+      message:
+        'spec.updateStrategy: Required value: The initContainer in-place upgrade is not currently supported.',
+    });
+    const notUpdate = await create('native-hot', {
+      initContainers: [hot],
+      updateStrategy: { type: 'NotUpdate' },
+    });
+    expect((await validate(notUpdate)).allowed).toBe(true);
+  });
+
   it('refuses an update changing a container’s upgradeType or adding a container', async () => {
     const old = await defaulted(request('CREATE', sidecarSet('upd')));
     const changed = await defaulted(

@@ -1,7 +1,7 @@
 import type { SidecarSet, SidecarSetSpec, SidecarSetUpdateStrategy } from '@kruise/api';
 import { SIDECARSET_CUSTOM_VERSION_LABEL } from '@kruise/api';
 import type { IntOrString } from '@kruise/kube-compat';
-import { SIDECARSET_NAME_LABEL } from '../../workload/sidecarset/index.ts';
+import { isHotUpgrade, isNativeSidecar, SIDECARSET_NAME_LABEL } from '../../workload/sidecarset/index.ts';
 import { type FieldError, goIntOrString, invalid, nonNegative, required } from '../field-errors.ts';
 import { dashedNameErrors, objectMetaErrors } from '../object-meta-validation.ts';
 import { priorityStrategyError } from '../validation.ts';
@@ -145,8 +145,17 @@ export interface SpecContext {
 export async function sidecarSetErrors(set: SidecarSet, ctx: SpecContext): Promise<FieldError[]> {
   const out = objectMetaErrors(set.metadata, sidecarSetNameErrors, false);
   const spec = set.spec ?? ({} as SidecarSetSpec);
-  // (Upstream refuses a native-sidecar init container under RollingUpdate; here it is upgraded in
-  // place, see docs/adr/0054.)
+  // Upstream refuses any native-sidecar init container under RollingUpdate; here a cold one is
+  // upgraded in place (see docs/adr/0054), and only a hot one, which nothing can roll, is refused.
+  for (const c of spec.initContainers ?? [])
+    if (
+      isNativeSidecar(c) &&
+      isHotUpgrade(c) &&
+      (spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate'
+    )
+      out.push(
+        required('spec.updateStrategy', 'The initContainer in-place upgrade is not currently supported.'),
+      );
   if (!spec.selector) out.push(required('spec.selector', 'no selector defined for SidecarSet'));
   else out.push(...sidecarSetSelectorErrors(spec.selector, 'spec.selector'));
   if (spec.namespaceSelector)
