@@ -1,4 +1,4 @@
-import { Resources } from '@kruise/runtime';
+import { type KubeObject, Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -120,29 +120,79 @@ describe('native sidecars (beyond upstream)', () => {
   }, 60_000);
 });
 
+/**
+ * Creates a pod while the pod webhook is out of the configuration, as when it is unreachable and
+ * its failures ignored (chart value failurePolicy.pods Ignore): the pod has no sidecars.
+ */
+async function createWithoutPodWebhook(pod: Pod): Promise<Pod> {
+  const configs = Resources.MutatingWebhookConfiguration;
+  const name = 'kruise-mutating-webhook-configuration';
+  const config = await env.client.get(configs, undefined, name);
+  const webhooks = (config as { webhooks: { name: string }[] }).webhooks;
+  await env.client.update(configs, { ...config, webhooks: webhooks.filter((w) => w.name !== 'mpod.kb.io') });
+  try {
+    return (await env.client.create(Resources.Pod, pod as KubeObject)) as Pod;
+  } finally {
+    const now = await env.client.get(configs, undefined, name);
+    await env.client.update(configs, { ...now, webhooks });
+  }
+}
+
 describe('pods missing their sidecars (beyond upstream)', () => {
+  it('does not count pods that came into the selection after their creation', async () => {
+    const ss = await createSidecarSet(env.client, sidecarSet('late'));
+    await new Promise((r) => setTimeout(r, 1100)); // pods created in a later second
+    const spec = { nodeName: 'n1', containers: [{ name: 'app', image: 'app:v1' }] };
+    // relabelled into the selection: injection (at creation) rightly did not happen
+    const relabelled = (await env.client.create(Resources.Pod, {
+      metadata: { name: 'late-a', namespace: 'default', labels: { app: 'other' } },
+      spec,
+    })) as Pod;
+    await settle(env.client, relabelled);
+    await env.client.mergePatch(Resources.Pod, 'default', 'late-a', {
+      metadata: { labels: { app: 'late' } },
+    });
+    // selected only once the SidecarSet's selector is widened (its webhook stamps when)
+    await createWithoutPodWebhook({
+      metadata: { name: 'late-b', namespace: 'default', labels: { tier: 'x' } },
+      spec,
+    });
+    await new Promise((r) => setTimeout(r, 1100));
+    await editSidecarSet(env.client, 'late', (s) => {
+      s.spec!.selector = { matchExpressions: [{ key: 'app', operator: 'In', values: ['late', 'x'] }] };
+    });
+    await env.client.mergePatch(Resources.Pod, 'default', 'late-b', { metadata: { labels: { app: 'x' } } });
+    const stored = await getSidecarSet(env.client, 'late');
+    expect(stored.metadata?.annotations?.['kruise.io/sidecarset-selection-changed-at']).toMatch(
+      /^\d{4}-.*Z$/,
+    );
+    // a pod that really missed its sidecars is still counted, alone
+    await new Promise((r) => setTimeout(r, 1100));
+    await createWithoutPodWebhook({
+      metadata: { name: 'late-c', namespace: 'default', labels: { app: 'late' } },
+      spec,
+    });
+    const status = await eventually(async () => {
+      const st = (await getSidecarSet(env.client, 'late')).status;
+      return st?.missingSidecarPods === 1 ? st : undefined;
+    });
+    expect(status.missingSidecarPods).toBe(1);
+    for (const n of ['late-a', 'late-b'])
+      expect((await eventsOf(env.client, n, 'Pod')).filter((e) => e.startsWith('SidecarMissing'))).toEqual(
+        [],
+      );
+    for (const n of ['late-a', 'late-b', 'late-c'])
+      await env.client.delete(Resources.Pod, 'default', n, { gracePeriodSeconds: 0 });
+    expect(ss.metadata?.name).toBe('late');
+  }, 60_000);
+
   it('counts a selected pod created without injection and warns on the SidecarSet and the pod once', async () => {
     await createSidecarSet(env.client, sidecarSet('missing'));
     await new Promise((r) => setTimeout(r, 1100)); // created in a later second than the SidecarSet
-    // The pod webhook unreachable, its failures ignored (chart value failurePolicy.pods Ignore): the
-    // pod is created without its sidecars.
-    const configs = Resources.MutatingWebhookConfiguration;
-    const name = 'kruise-mutating-webhook-configuration';
-    const config = await env.client.get(configs, undefined, name);
-    const webhooks = (config as { webhooks: { name: string }[] }).webhooks;
-    await env.client.update(configs, {
-      ...config,
-      webhooks: webhooks.filter((w) => w.name !== 'mpod.kb.io'),
+    const pod = await createWithoutPodWebhook({
+      metadata: { name: 'missing-a', namespace: 'default', labels: { app: 'missing' } },
+      spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:v1' }] },
     });
-    const pod = (await env.client
-      .create(Resources.Pod, {
-        metadata: { name: 'missing-a', namespace: 'default', labels: { app: 'missing' } },
-        spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:v1' }] },
-      })
-      .finally(async () => {
-        const now = await env.client.get(configs, undefined, name);
-        await env.client.update(configs, { ...now, webhooks });
-      })) as Pod;
     expect(pod.spec?.containers).toHaveLength(1);
     await settle(env.client, pod);
     const status = await eventually(async () => {

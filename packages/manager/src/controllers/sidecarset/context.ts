@@ -36,6 +36,8 @@ export interface SidecarSetCaches {
   /** Pods the SidecarSet's selector may pick (a superset: the caller matches). */
   selectablePods(sidecarSet: SidecarSet): Pod[];
   namespaceLabels: NamespaceLabels;
+  /** Whether the pod came into the SidecarSet's selection after its creation (see LateSelection). */
+  selectedLate(sidecarSet: SidecarSet, pod: Pod): boolean;
   /** The revisions labelled `kruise.io/sidecarset-name: <name>` in the Kruise namespace. */
   revisions(name: string): ControllerRevision[];
 }

@@ -25,6 +25,7 @@ import {
 } from '../../workload/sidecarset/index.ts';
 import type { AddOptions } from '../add-options.ts';
 import type { SidecarUpdateExpectations } from './context.ts';
+import { LateSelection } from './late-selection.ts';
 import { isPodConsistentWithSidecarSet, isPodStateConsistent } from './pod-state.ts';
 import { SidecarSetReconciler } from './reconcile.ts';
 import { SIDECARSET_API_VERSION } from './revisions.ts';
@@ -85,6 +86,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   };
   const rv = new ResourceVersionExpectations(expectations);
   const recorder = manager.eventRecorder('sidecarset-controller');
+  const late = new LateSelection();
   const namespaceLabels = (ns: string) =>
     (namespaces.get(ns) as Namespace | undefined)?.metadata?.labels ?? (namespaces.get(ns) ? {} : undefined);
   /** Pods the SidecarSet's selector may pick: those with its rarest matchLabels pair, else all. */
@@ -120,6 +122,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       injectedPods: (name) => pods.byIndex(INJECTED, name) as unknown as Pod[],
       selectablePods,
       namespaceLabels,
+      selectedLate: (s, p) => late.selectedLate(s, p),
       revisions: (name) => revisions.byIndex(REVISION_OWNER, name) as unknown as ControllerRevision[],
     },
   );
@@ -187,10 +190,34 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
           else if (s.spec?.updateStrategy?.selector && changed(o.metadata?.labels, p.metadata?.labels))
             now.push(req);
         }
-        if (changed(o.metadata?.labels, p.metadata?.labels)) now.push(...missingSets(o), ...missingSets(p));
-        else if (!o.metadata?.deletionTimestamp && p.metadata?.deletionTimestamp) now.push(...missingSets(p));
+        if (changed(o.metadata?.labels, p.metadata?.labels)) {
+          const before = new Set(missingSets(o).map((r) => r.name));
+          const after = missingSets(p);
+          // Selected only now: injection (at creation) was rightly not done.
+          for (const r of after) if (!before.has(r.name)) late.podSelected(p.metadata?.uid, r.name);
+          now.push(...missingSets(o), ...after);
+        } else if (!o.metadata?.deletionTimestamp && p.metadata?.deletionTimestamp)
+          now.push(...missingSets(p));
         return now;
       },
-      delete: (p) => [...forgetPod(p), ...missingSets(p)],
+      delete: (p) => {
+        late.forgetPod(p.metadata?.uid);
+        return [...forgetPod(p), ...missingSets(p)];
+      },
+    })
+    .watches(namespaces, {
+      // A namespace relabelled: pods already in it came into namespaceSelectors late.
+      update: (o, n) => {
+        if (!changed(o.metadata?.labels, n.metadata?.labels)) return undefined;
+        late.namespaceRelabelled(n.metadata?.name, Date.now());
+        return sidecarSets
+          .list()
+          .filter((s) => s.spec?.namespaceSelector)
+          .map(requestOf);
+      },
+      delete: (n) => {
+        late.forgetNamespace(n.metadata?.name);
+        return undefined;
+      },
     });
 }

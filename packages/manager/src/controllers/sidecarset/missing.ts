@@ -12,22 +12,22 @@ export const SIDECAR_MISSING_REASON = 'SidecarMissing';
 
 /**
  * The pods that should carry the SidecarSet's sidecars but do not (beyond upstream, charts#54):
- * active pods it selects, created after it, outside namespaces labelled `control-plane` (never
- * injected), without it in their injected list — created while the pod webhook was unreachable.
- * Nothing is missing while injection is paused.
+ * active pods it selects, outside namespaces labelled `control-plane` (never injected), without it
+ * in their injected list, and selected by it since their creation (`selectedLate` says which came
+ * into its selection later: their labels, their namespace's or its own selection changed) —
+ * created while the pod webhook was unreachable. Nothing is missing while injection is paused.
  */
 export function podsMissingSidecars(
   sidecarSet: SidecarSet,
   selected: Pod[],
   namespaceLabels: NamespaceLabels,
+  selectedLate: (sidecarSet: SidecarSet, pod: Pod) => boolean,
 ): Pod[] {
   if (sidecarSet.spec?.injectionStrategy?.paused) return [];
   const name = sidecarSet.metadata?.name ?? '';
-  const since = Date.parse(sidecarSet.metadata?.creationTimestamp ?? '');
   return selected.filter((p) => {
     if (!isPodActive(p) || isInjectedWith(p, name)) return false;
-    const created = Date.parse(p.metadata?.creationTimestamp ?? '');
-    if (!(created > since)) return false;
+    if (selectedLate(sidecarSet, p)) return false;
     if (namespaceLabels(p.metadata?.namespace || 'default')?.['control-plane'] !== undefined) return false;
     return sidecarSetMatchesPod(sidecarSet, p, namespaceLabels);
   });

@@ -155,7 +155,12 @@ export class SidecarSetReconciler {
       sidecarSet,
       this.caches.selectablePods(sidecarSet),
       this.caches.namespaceLabels,
+      this.caches.selectedLate,
     );
+    // Pods reported before and no longer missing (deleted, injected anew) are forgotten.
+    const now = new Set(missing.map((p) => `${name}/${p.metadata?.uid}`));
+    for (const key of this.reportedMissing)
+      if (key.startsWith(`${name}/`) && !now.has(key)) this.reportedMissing.delete(key);
     for (const p of missing) {
       const key = `${name}/${p.metadata?.uid}`;
       if (this.reportedMissing.has(key)) continue;

@@ -30,3 +30,9 @@ export const versionAnnotation = (container: string): string => `version.sidecar
 /** The pod annotation recording the version of the sibling of hot-upgrade copy `container`. */
 export const versionAltAnnotation = (container: string): string =>
   `versionalt.sidecarset.kruise.io/${container}`;
+/**
+ * On a SidecarSet: when its selection (selector, namespaceSelector, injection paused) last changed,
+ * stamped by its mutating webhook (ours, not upstream's). Pods created before then were not injected
+ * with it for a reason, and are not reported as missing its sidecars.
+ */
+export const SIDECARSET_SELECTION_CHANGED_ANNOTATION = 'kruise.io/sidecarset-selection-changed-at';
