@@ -5,8 +5,14 @@ import {
   KruiseResources,
   type NodeImage,
 } from '@kruise/api';
-import { type Informer, type Manager, Resources, withoutManagedFields } from '@kruise/runtime';
-import type { Container, ContainerStatus, Node, Pod } from 'kubernetes-types/core/v1.js';
+import {
+  type Informer,
+  type KubeObject,
+  type Manager,
+  Resources,
+  withoutManagedFields,
+} from '@kruise/runtime';
+import type { Container, ContainerStatus, Namespace, Node, Pod } from 'kubernetes-types/core/v1.js';
 import {
   CONTAINER_LAUNCH_BARRIER_ENV,
   CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION,
@@ -191,5 +197,27 @@ export function trimmedNodeImages(manager: Manager): Informer<NodeImage> {
   return manager.informers.informerFor<NodeImage>({
     resource: KruiseResources.NodeImage,
     transform: withoutManagedFields,
+  });
+}
+
+/** A Namespace as the caches keep it: name and labels. */
+export function trimNamespace(ns: Namespace): Namespace {
+  return {
+    metadata: {
+      name: ns.metadata?.name,
+      resourceVersion: ns.metadata?.resourceVersion,
+      ...(ns.metadata?.labels ? { labels: ns.metadata.labels } : {}),
+    },
+  };
+}
+
+/**
+ * The manager's shared Namespace informer, trimmed to names and labels (what SidecarSets'
+ * namespaceSelectors match: injection and the SidecarSet controller).
+ */
+export function trimmedNamespaces(manager: Manager): Informer<Namespace & KubeObject> {
+  return manager.informers.informerFor<Namespace & KubeObject>({
+    resource: Resources.Namespace,
+    transform: trimNamespace as (ns: Namespace & KubeObject) => Namespace & KubeObject,
   });
 }

@@ -12,7 +12,7 @@ import {
 } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Namespace, Pod } from 'kubernetes-types/core/v1.js';
-import { trimmedPods } from '../../informers.ts';
+import { trimmedNamespaces, trimmedPods } from '../../informers.ts';
 import { changed, requestOf, workloadChanged } from '../../workload/owner-events.ts';
 import { isPodReady } from '../../workload/pod-state.ts';
 import {
@@ -59,7 +59,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   const sidecarSets = f.informerFor<SidecarSet & KubeObject>({ resource: KruiseResources.SidecarSet });
   const pods = trimmedPods(manager) as unknown as Informer<KubeObject>;
   const revisions = f.informerFor<KubeObject>({ resource: Resources.ControllerRevision });
-  const namespaces = f.informerFor<KubeObject>({ resource: Resources.Namespace });
+  const namespaces = trimmedNamespaces(manager) as unknown as Informer<KubeObject>;
   const kruiseNamespace = flags.webhookServiceNamespace;
   pods.addIndex(INJECTED, injectedList);
   pods.addIndex(LABEL_PAIR, (p) => pairs(p.metadata?.labels));

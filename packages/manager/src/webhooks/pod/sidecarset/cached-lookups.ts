@@ -1,23 +1,12 @@
 import { KruiseResources, type SidecarSet } from '@kruise/api';
 import { type Informer, type KubeObject, type Manager, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
-import type { Namespace } from 'kubernetes-types/core/v1.js';
+import { trimmedNamespaces } from '../../../informers.ts';
 import { SIDECARSET_NAME_LABEL } from '../../../workload/sidecarset/keys.ts';
 import type { SidecarSetLookups } from './lookups.ts';
 
 /** How long a request waits for a cache's first list before it is refused. */
 const SYNC_WAIT_MS = 10_000;
-
-/** A Namespace as the cache keeps it: name and labels. */
-export function trimNamespace(ns: Namespace): Namespace {
-  return {
-    metadata: {
-      name: ns.metadata?.name,
-      resourceVersion: ns.metadata?.resourceVersion,
-      ...(ns.metadata?.labels ? { labels: ns.metadata.labels } : {}),
-    },
-  };
-}
 
 /**
  * The informer once it has listed (the webhook serves before the manager's caches sync).
@@ -47,10 +36,7 @@ export async function synced<T extends KubeObject>(
 export function cachedSidecarSetLookups(manager: Manager, kruiseNamespace: string): SidecarSetLookups {
   const f = manager.informers;
   const sidecarSets = f.informerFor<SidecarSet & KubeObject>({ resource: KruiseResources.SidecarSet });
-  const namespaces = f.informerFor<Namespace & KubeObject>({
-    resource: Resources.Namespace,
-    transform: trimNamespace as (ns: Namespace & KubeObject) => Namespace & KubeObject,
-  });
+  const namespaces = trimmedNamespaces(manager);
   const revisions = f.informerFor<ControllerRevision & KubeObject>({
     resource: Resources.ControllerRevision,
   });
