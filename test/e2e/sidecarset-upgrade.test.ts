@@ -1,15 +1,18 @@
+import { readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KruiseResources, type SidecarSet } from '@kruise/api';
 import { type KubeObject, Resources, retryOnConflict } from '@kruise/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tagSameDigest } from '../bench/same-digest.ts';
-import { injectedPod, stampedSidecarSet } from '../support/sidecarset.ts';
 import { LOOP, type System, startSystem, until } from './env.ts';
 
 /**
  * SidecarSet upgrades end to end on a real runtime (containerd): kruise-manager rolls sidecar
  * images in place, one pod at a time, by partition and by selector; a non-image change is reported
- * as not upgradable; a hot upgrade never leaves a pod without a running sidecar; a native sidecar's
- * image rolls in place. Pods are created as the injection webhook leaves them.
+ * as not upgradable; a hot upgrade never leaves a pod without a working sidecar (its heartbeat
+ * probed every 100 ms); a native sidecar's image rolls in place. Pods are created plain: the pod
+ * webhook injects the sidecars, the SidecarSet webhook stamps its hashes, as for a user.
  */
 const NODE = 'ss-node';
 let sys: System;
@@ -51,49 +54,54 @@ function sidecarSet(name: string, spec: Record<string, unknown>): SidecarSet {
 }
 const getSs = async (name: string) =>
   (await sys.client.get(KruiseResources.SidecarSet, undefined, name)) as SidecarSet & KubeObject;
-/** Changes the SidecarSet and stamps its hashes (as its mutating webhook does). */
+/** Changes the SidecarSet (its mutating webhook stamps the new hashes). */
 const editSs = (name: string, edit: (s: SidecarSet) => void) =>
   retryOnConflict(async () => {
     const s = await getSs(name);
     edit(s);
-    await sys.client.update(KruiseResources.SidecarSet, stampedSidecarSet(s) as KubeObject);
+    await sys.client.update(KruiseResources.SidecarSet, s as KubeObject);
   });
 const pods = async (app: string) =>
   (await sys.client.list(Resources.Pod, { namespace: 'default', labelSelector: `app=${app}` })).items.sort(
     (a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!),
   );
 
-/** Creates the SidecarSet and `names` pods injected with it, and waits for them to run. */
+/** A plain pod of SidecarSet `app` (no sidecar: the pod webhook injects them). */
+const plainPod = (
+  app: string,
+  name: string,
+  labels: Record<string, string> = {},
+  spec: Pod['spec'] = {},
+): Pod => ({
+  metadata: { name, namespace: 'default', labels: { app, ...labels } },
+  spec: {
+    nodeName: NODE,
+    terminationGracePeriodSeconds: 1,
+    containers: [{ name: 'app', image: image('v1'), command: LOOP }],
+    ...spec,
+  },
+});
+
+/**
+ * Creates the SidecarSet, waits until the pod webhook injects it (it reads SidecarSets from its
+ * cache: a dry-run pod shows when), then creates the plain pods `names` and waits for them to run.
+ */
 async function start(
   name: string,
   spec: Record<string, unknown>,
   names: string[],
   labels: Record<string, string>[] = [],
+  podSpec: Pod['spec'] = {},
 ) {
-  await sys.client.create(
-    KruiseResources.SidecarSet,
-    stampedSidecarSet(sidecarSet(name, spec)) as KubeObject,
-  );
-  const stored = await until(async () => {
-    const s = await getSs(name);
-    return s.status?.latestRevision ? s : undefined;
+  await sys.client.create(KruiseResources.SidecarSet, sidecarSet(name, spec) as KubeObject);
+  await until(async () => {
+    const probe = await sys.client.create(Resources.Pod, plainPod(name, `probe-${name}`, {}, podSpec), {
+      dryRun: true,
+    });
+    return probe.metadata?.annotations?.['kruise.io/sidecarset-injected-list']?.split(',').includes(name);
   }, 30_000);
   for (const [i, n] of names.entries())
-    await sys.client.create(
-      Resources.Pod,
-      injectedPod(
-        stored,
-        {
-          metadata: { name: n, namespace: 'default', labels: { app: name, ...labels[i] } },
-          spec: {
-            nodeName: NODE,
-            terminationGracePeriodSeconds: 1,
-            containers: [{ name: 'app', image: image('v1'), command: LOOP }],
-          },
-        },
-        { command: LOOP },
-      ),
-    );
+    await sys.client.create(Resources.Pod, plainPod(name, n, labels[i], podSpec));
   return until(async () => {
     const list = await pods(name);
     return list.length === names.length && list.every(ready) ? list : undefined;
@@ -198,32 +206,122 @@ describe('cold upgrade', () => {
   }, 180_000);
 });
 
+/**
+ * The hot sidecar's work: after a warm-up of 1.5 s (as a proxy loading its configuration) it marks
+ * itself serving, then every 50 ms writes its `SIDECARSET_VERSION` to `/hb/beat` (atomically,
+ * through a file of its own). The copy at the empty image has version "0" (injection and the flip
+ * set it so): it only waits, as an empty image would. The warm-up makes any moment without a
+ * serving copy (one copy stopped before the other serves) last longer than STALE_MS.
+ */
+const HEARTBEAT = [
+  'sh',
+  '-c',
+  `trap 'exit 0' TERM
+if [ "$SIDECARSET_VERSION" = 0 ]; then while true; do sleep 0.2; done; fi
+sleep 1.5; touch /tmp/serving
+while true; do
+  echo "$SIDECARSET_VERSION" > "/hb/.beat-$SIDECARSET_VERSION" && mv "/hb/.beat-$SIDECARSET_VERSION" /hb/beat
+  sleep 0.05
+done`,
+];
+/** Ready once serving (the empty copy at once): the controller flips only when the new copy is ready. */
+const SERVING = {
+  exec: { command: ['sh', '-c', '[ "$SIDECARSET_VERSION" = 0 ] || [ -f /tmp/serving ]'] },
+  periodSeconds: 1,
+};
+/** A heartbeat older than this means no sidecar copy is working (20 beats missed: room for a loaded machine). */
+const STALE_MS = 1000;
+
+/** One probe of the heartbeat: the version that wrote it, or why the probe failed. */
+interface Beat {
+  at: number;
+  version?: string;
+  failure?: string;
+}
+
+/**
+ * Pod `uid`'s heartbeat file seen from the node: the local node keeps an emptyDir at
+ * `<root>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>` (its default root:
+ * `kruise-kubelet-<node>` in the temporary directory).
+ */
+const heartbeatFile = (uid: string) =>
+  join(tmpdir(), `kruise-kubelet-${NODE}`, 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'hb', 'beat');
+
+/**
+ * Probes the heartbeat `file` every 100 ms; a probe fails when the file is missing, empty, written
+ * by the empty copy, or stale. `stop` ends the probing and resolves with every probe.
+ */
+function probeHeartbeat(file: string): { stop: () => Promise<Beat[]> } {
+  const beats: Beat[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const at = Date.now();
+      try {
+        const version = readFileSync(file, 'utf8').trim();
+        const age = at - statSync(file).mtimeMs;
+        if (!version || version === '0') beats.push({ at, failure: `version "${version}"` });
+        else if (age > STALE_MS) beats.push({ at, version, failure: `heartbeat ${Math.round(age)} ms old` });
+        else beats.push({ at, version });
+      } catch (err) {
+        beats.push({ at, failure: (err as Error).message });
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, at + 100 - Date.now())));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return beats;
+    },
+  };
+}
+
 describe('hot upgrade', () => {
-  it('keeps a sidecar copy running and ready at every moment (sampled every 100 ms)', async () => {
+  it("keeps the sidecar's heartbeat fresh through the upgrade and the flip (probed every 100 ms)", async () => {
     const empty = image('v1');
-    await start(
+    const [before] = await start(
       'hot',
       {
         containers: [
           {
             name: 'proxy',
             image: image('v2'),
-            command: LOOP,
+            command: HEARTBEAT,
+            readinessProbe: SERVING,
+            volumeMounts: [{ name: 'hb', mountPath: '/hb' }],
             upgradeStrategy: { upgradeType: 'HotUpgrade', hotUpgradeEmptyImage: empty },
           },
         ],
+        volumes: [{ name: 'hb', emptyDir: {} }],
       },
       ['hot-a'],
+      [],
+      {
+        containers: [
+          {
+            name: 'app',
+            image: image('v1'),
+            command: LOOP,
+            volumeMounts: [{ name: 'hb', mountPath: '/hb' }],
+          },
+        ],
+        volumes: [{ name: 'hb', emptyDir: {} }],
+      },
     );
+    const file = heartbeatFile(before!.metadata!.uid!);
+    // the working copy beats before the upgrade starts
+    await until(() => Date.now() - statSync(file).mtimeMs < STALE_MS, 30_000);
+    const probe = probeHeartbeat(file);
+    await new Promise((r) => setTimeout(r, 1000));
     await editSs('hot', (s) => {
       s.spec!.containers![0]!.image = image('ss-v3');
     });
     let gaps = 0;
-    let samples = 0;
     const done = await until(
       async () => {
         const p = (await pods('hot'))[0]!;
-        samples++;
         const serving = ['proxy-1', 'proxy-2'].some(
           (c) =>
             specOf(p, c)?.image !== empty &&
@@ -231,19 +329,27 @@ describe('hot upgrade', () => {
             statusOf(p, c)?.image === specOf(p, c)?.image,
         );
         if (!serving) gaps++;
-        return runs(p, 'proxy-2', 'ss-v3') && specOf(p, 'proxy-1')?.image === empty && ready(p)
-          ? p
-          : undefined;
+        return runs(p, 'proxy-2', 'ss-v3') && runs(p, 'proxy-1', 'v1') && ready(p) ? p : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 100 },
     );
-    expect(samples).toBeGreaterThan(5);
+    // after the flip the old copy restarted at the empty image: it must not take the heartbeat over
+    await new Promise((r) => setTimeout(r, 2000));
+    const beats = await probe.stop();
+    expect(beats.length).toBeGreaterThan(20);
+    expect(beats.filter((b) => b.failure)).toEqual([]);
     expect(gaps).toBe(0);
     expect(
       JSON.parse(done.metadata?.annotations['kruise.io/sidecarset-working-hotupgrade-container']),
     ).toEqual({
       proxy: 'proxy-2',
     });
+    const newVersion = done.metadata?.annotations['version.sidecarset.kruise.io/proxy-2'];
+    expect(newVersion).not.toBe('1');
+    // the old copy (injected with version 1) served first, the new one (the SidecarSet's version) last
+    expect(beats[0]?.version).toBe('1');
+    expect(beats.at(-1)?.version).toBe(newVersion);
+    expect(beats.slice(-10).every((b) => b.version === newVersion)).toBe(true);
   }, 240_000);
 });
 
