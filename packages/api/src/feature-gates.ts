@@ -23,6 +23,7 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
   InPlaceWorkloadVerticalScaling: false,
   TemplateNoDefaults: false,
   ResourcesDeletionProtection: false,
+  DeletionProtectionForCRDCascadingGate: false,
   PodUnavailableBudgetUpdateGate: false,
   // Advanced StatefulSet.
   StatefulSetAutoDeletePVC: true,
@@ -76,7 +77,8 @@ export class FeatureGates {
 /**
  * Parses `--feature-gates` (`A=true,B=false`) over upstream's defaults and applies upstream's
  * implications: PodWebhook off turns the pod-webhook-backed gates off; either PreDownloadImageFor*
- * gate turns ImagePullJobGate on; KruiseDaemon off turns every daemon-backed gate off.
+ * gate turns ImagePullJobGate on; KruiseDaemon off turns every daemon-backed gate off;
+ * ResourcesDeletionProtection off turns DeletionProtectionForCRDCascadingGate off.
  * @throws Error naming an unknown gate or a value that is not a boolean.
  */
 export function parseFeatureGates(text: string | undefined): FeatureGates {
@@ -85,5 +87,6 @@ export function parseFeatureGates(text: string | undefined): FeatureGates {
     values.ImagePullJobGate = true;
   if (!values.PodWebhook) for (const g of NEED_POD_WEBHOOK) values[g] = false;
   if (!values.KruiseDaemon) for (const g of NEED_DAEMON) values[g] = false;
+  if (!values.ResourcesDeletionProtection) values.DeletionProtectionForCRDCascadingGate = false;
   return new FeatureGates(values);
 }

@@ -12,7 +12,9 @@ import { admissionRequest } from './admission-request.ts';
  * Each must be answered allowed (a valid patch, if any) or denied with a non-empty message and a
  * 4xx code — never an exception, never a 500.
  */
-const gates = parseFeatureGates('ImagePullJobGate=true,StatefulSetAutoResizePVCGate=true');
+const gates = parseFeatureGates(
+  'ImagePullJobGate=true,StatefulSetAutoResizePVCGate=true,ResourcesDeletionProtection=true,DeletionProtectionForCRDCascadingGate=true',
+);
 const pod: Pod = {
   metadata: { name: 'p', namespace: 'default', uid: 'u1' },
   spec: { nodeName: 'n1', containers: [{ name: 'app' }], terminationGracePeriodSeconds: 30 },
@@ -728,8 +730,50 @@ const stored = (spec: fc.Arbitrary<unknown>) =>
     { weight: 1, arbitrary: weird },
   );
 
+/** Objects deletion protection reads: its label, a deletionTimestamp, replicas, a CRD's versions. */
+const protectedObject = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      metadata: fc.record(
+        {
+          name: fc.constantFrom('x', ''),
+          labels: maybe(
+            fc.record({
+              'policy.kruise.io/delete-protection': maybe(fc.constantFrom('Always', 'Cascading', 'x')),
+            }),
+          ),
+          deletionTimestamp: maybe(fc.constant('2026-01-01T00:00:00Z')),
+        },
+        { requiredKeys: ['name'] },
+      ),
+      spec: maybe(
+        fc.record(
+          {
+            replicas: maybe(fc.integer({ min: -1, max: 3 })),
+            group: maybe(fc.constantFrom('example.com', '')),
+            names: maybe(fc.record({ plural: maybe(fc.constant('widgets')) }, { requiredKeys: [] })),
+            versions: maybe(
+              fc.array(fc.record({ name: maybe(fc.constant('v1')), storage: maybe(fc.boolean()) })),
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ metadata: weird, spec: weird }) },
+  { weight: 1, arbitrary: weird },
+);
+
 /** Kinds whose generated objects are whole objects rather than a spec. */
 const objects: Record<string, fc.Arbitrary<unknown>> = {
+  Deployment: protectedObject,
+  ReplicaSet: protectedObject,
+  Namespace: protectedObject,
+  Service: protectedObject,
+  Ingress: protectedObject,
+  CustomResourceDefinition: protectedObject,
   Pod: fc.oneof({ weight: 9, arbitrary: podObject }, { weight: 1, arbitrary: weird }),
   StatefulSet: stored(statefulSetSpec),
   // cluster-scoped: no namespace

@@ -215,7 +215,7 @@ describe('Advanced StatefulSet validation (vstatefulset.kb.io)', () => {
     expect(updated.spec!.replicas).toBe(2);
   });
 
-  it('lets a deletion through (deletion protection comes with its own issue)', async () => {
+  it('lets a protected deletion through while gate ResourcesDeletionProtection is off', async () => {
     await create(statefulSet('protected', {}));
     await client.mergePatch(StatefulSets, 'default', 'protected', {
       metadata: { labels: { 'policy.kruise.io/delete-protection': 'Cascading' } },

@@ -15,7 +15,7 @@ export const WEBHOOK_NAMES = {
 export function webhookConfigurations(gates: FeatureGates, namespace = WEBHOOK_NAMES.namespace) {
   const routes = webhookRoutes(gates);
   const webhook = (r: (typeof routes)[number]) => ({
-    name: `${r.mutating ? 'm' : 'v'}${r.kind.toLowerCase()}.kb.io`,
+    name: r.name ?? `${r.mutating ? 'm' : 'v'}${r.kind.toLowerCase()}.kb.io`,
     admissionReviewVersions: ['v1', 'v1beta1'],
     sideEffects: 'None',
     failurePolicy: 'Fail',
@@ -27,6 +27,9 @@ export function webhookConfigurations(gates: FeatureGates, namespace = WEBHOOK_N
             matchExpressions: [{ key: r.skipNamespacesLabelled, operator: 'DoesNotExist' }],
           },
         }
+      : {}),
+    ...(r.objectSelectorLabelExists
+      ? { objectSelector: { matchExpressions: [{ key: r.objectSelectorLabelExists, operator: 'Exists' }] } }
       : {}),
     rules: [
       {

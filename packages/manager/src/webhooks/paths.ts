@@ -1,6 +1,7 @@
 import type { FeatureGates } from '@kruise/api';
-import type { AdmissionHandler, WebhookServer } from '@kruise/runtime';
+import { type AdmissionHandler, denied, type WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { workloadDeletionDenial } from '../workload/deletion-protection/index.ts';
 import { mutateAdvancedCronJob } from './advancedcronjob/mutating.ts';
 import { validateAdvancedCronJob } from './advancedcronjob/validating.ts';
 import { mutateBroadcastJob } from './broadcastjob/mutating.ts';
@@ -10,6 +11,8 @@ import { validateCloneSet } from './cloneset/validating.ts';
 import { type CrrLookup, mutateContainerRecreateRequest } from './containerrecreaterequest/mutating.ts';
 import { mutateDaemonSet } from './daemonset/mutating.ts';
 import { validateDaemonSet } from './daemonset/validating.ts';
+import { deletionProtectionRoutes } from './deletion-protection/routes.ts';
+import { type DeletionProtectionLookups, NO_DELETION_LOOKUPS } from './deletion-protection/validating.ts';
 import { mutateImageListPullJob } from './imagelistpulljob/mutating.ts';
 import { validateImageListPullJob } from './imagelistpulljob/validating.ts';
 import { mutateImagePullJob } from './imagepulljob/mutating.ts';
@@ -39,6 +42,10 @@ export interface WebhookRoute {
   operations?: string[];
   /** Namespaces it skips: those with this label key. */
   skipNamespacesLabelled?: string;
+  /** Objects it sees: those with this label key (objectSelector "Exists"). */
+  objectSelectorLabelExists?: string;
+  /** The webhook's name when not `<m|v><kind>.kb.io`. */
+  name?: string;
 }
 
 /** A lookup for generating configurations, where no request is ever served. */
@@ -64,6 +71,7 @@ export function webhookRoutes(
   storageClasses: StorageClassLookup = NO_STORAGE_CLASSES,
   sidecarSets: SidecarSetLookups = NO_SIDECARSETS,
   sidecarSetLookups: SidecarSetAdmissionLookups = NO_SIDECARSET_LOOKUPS,
+  deletionLookups: DeletionProtectionLookups = NO_DELETION_LOOKUPS,
 ): WebhookRoute[] {
   return [
     {
@@ -149,8 +157,13 @@ export function webhookRoutes(
       path: '/validate-apps-kruise-io-statefulset',
       versions: ['v1alpha1', 'v1beta1'],
       operations: ['CREATE', 'UPDATE', 'DELETE'],
-      // Deletion protection's DELETE check will be handed in as `deletionCheck` (its own issue).
-      handler: validateStatefulSet(gates, { storageClasses }),
+      handler: validateStatefulSet(gates, {
+        storageClasses,
+        deletionCheck: (old) => {
+          const denial = workloadDeletionDenial(gates, old);
+          return denial ? denied(403, denial) : undefined;
+        },
+      }),
     },
     {
       kind: 'DaemonSet',
@@ -231,6 +244,7 @@ export function webhookRoutes(
           },
         ]
       : []),
+    ...deletionProtectionRoutes(gates, deletionLookups),
   ];
 }
 

@@ -5,6 +5,7 @@ import { trimmedNodes, trimmedPods } from '../informers.ts';
 import type { ManagerOptions } from '../options.ts';
 import { WEBHOOK_NAMES } from './configurations.ts';
 import { kruiseConversions } from './conversion/index.ts';
+import { apiDeletionLookups } from './deletion-protection/api-lookups.ts';
 import { registerRoutes, webhookRoutes } from './paths.ts';
 import { cachedSidecarSetLookups } from './pod/sidecarset/cached-lookups.ts';
 import { apiSidecarSetLookups } from './sidecarset/api-lookups.ts';
@@ -74,6 +75,7 @@ export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
       apiStorageClasses(client),
       cachedSidecarSetLookups(manager, flags.webhookServiceNamespace),
       apiSidecarSetLookups(client, flags.webhookServiceNamespace),
+      apiDeletionLookups(client),
     ),
   );
   const conversions = kruiseConversions();

@@ -2,6 +2,7 @@ import type { CloneSet, CloneSetSpec, FeatureGates } from '@kruise/api';
 import { labelSelectorMatches, scaledValue } from '@kruise/kube-compat';
 import { type AdmissionHandler, type AdmissionRequest, allowed, denied } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { workloadDeletionDenial } from '../../workload/deletion-protection/index.ts';
 import { decodeObject } from '../decode.ts';
 import {
   aggregate,
@@ -221,24 +222,6 @@ function updateErrors(cs: CloneSet, old: CloneSet): FieldError[] {
   return out;
 }
 
-function deletionDenial(gates: FeatureGates, old: CloneSet | undefined) {
-  if (!gates.enabled('ResourcesDeletionProtection') || !old || old.metadata?.deletionTimestamp)
-    return undefined;
-  const value = old.metadata?.labels?.['policy.kruise.io/delete-protection'];
-  if (value === 'Always')
-    return denied(
-      403,
-      `forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=${value}`,
-    );
-  const replicas = old.spec?.replicas;
-  if (value === 'Cascading' && replicas !== undefined && replicas > 0)
-    return denied(
-      403,
-      `forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=${value} and replicas ${replicas}>0`,
-    );
-  return undefined;
-}
-
 const decodeOld = (request: AdmissionRequest) =>
   decodeObject<CloneSet>({ ...request, object: request.oldObject }, 'CloneSet');
 
@@ -252,7 +235,8 @@ export function validateCloneSet(gates: FeatureGates, getPod: PodGetter): Admiss
       if (!request.oldObject) return allowed();
       const old = decodeOld(request);
       if ('response' in old) return old.response;
-      return deletionDenial(gates, old.obj) ?? allowed();
+      const denial = workloadDeletionDenial(gates, old.obj);
+      return denial ? denied(403, denial) : allowed();
     }
     const decoded = decodeObject<CloneSet>(request, 'CloneSet');
     if ('response' in decoded) return decoded.response;

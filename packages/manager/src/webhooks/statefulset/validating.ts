@@ -9,13 +9,12 @@ import { type StorageClassLookup, volumeClaimTemplateUpdateErrors } from './volu
 /**
  * Where deletion protection (label `policy.kruise.io/delete-protection`, gate
  * ResourcesDeletionProtection) decides an Advanced StatefulSet's DELETE: given the stored object,
- * a denial (upstream answers 403), or undefined to let the deletion go. Its `Cascading` check
- * (refused while replicas > 0) comes with deletion protection's own issue; until then
- * {@link allowStatefulSetDeletion} is the check.
+ * a denial (upstream answers 403), or undefined to let the deletion go. The routes hand in
+ * deletion protection's workload check (`Cascading` refused while replicas > 0).
  */
 export type StatefulSetDeletionCheck = (old: StatefulSet) => AdmissionResponse | undefined;
 
-/** The deletion check until deletion protection covers Advanced StatefulSet: every deletion goes. */
+/** A deletion check that lets every deletion go (the default when none is handed in). */
 export const allowStatefulSetDeletion: StatefulSetDeletionCheck = () => undefined;
 
 /** What the validating webhook reads besides the request. */

@@ -1,0 +1,47 @@
+import type { FeatureGates } from '@kruise/api';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import { cascadingProtection, dependantsDenial } from './check.ts';
+
+/** The parts of a CustomResourceDefinition (v1 or v1beta1) the check reads. */
+export interface CrdLike {
+  metadata?: ObjectMeta;
+  spec?: {
+    group?: string;
+    names?: { plural?: string; kind?: string; listKind?: string };
+    versions?: { name?: string; storage?: boolean }[];
+  };
+}
+
+/** Lists a CRD's custom resources in every namespace (group, storage version, plural). */
+export type CustomResourceLister = (
+  group: string,
+  version: string,
+  plural: string,
+) => Promise<{ metadata?: ObjectMeta }[]>;
+
+/**
+ * A CRD's deletion: `Always` denies; `Cascading` needs gate DeletionProtectionForCRDCascadingGate
+ * (denied without it) and denies while CRs not being deleted exist (listed at the storage version).
+ */
+export async function crdDeletionDenial(
+  gates: FeatureGates,
+  crd: CrdLike | undefined,
+  listCustomResources: CustomResourceLister,
+): Promise<string | undefined> {
+  const decided = cascadingProtection(gates, crd);
+  if (!decided || 'denial' in decided) return decided?.denial;
+  if (!gates.enabled('DeletionProtectionForCRDCascadingGate'))
+    return 'feature-gate DeletionProtectionForCRDCascadingGate is not enabled';
+  const spec = crd?.spec ?? {};
+  const group = spec.group ?? '';
+  const version = spec.versions?.find((v) => v.storage)?.name ?? '';
+  return dependantsDenial(
+    decided.cascading,
+    'active CRs',
+    async () =>
+      (await listCustomResources(group, version, spec.names?.plural ?? '')).filter(
+        (i) => !i.metadata?.deletionTimestamp,
+      ).length,
+    (error) => `failed to list CRs of ${group}/${version}, Kind=${spec.names?.listKind ?? ''}: ${error}`,
+  );
+}

@@ -1,0 +1,3 @@
+export * from './check.ts';
+export * from './crd.ts';
+export * from './namespace.ts';
