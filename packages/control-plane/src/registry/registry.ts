@@ -5,6 +5,7 @@ import { BATCH_RESOURCES } from './builtins/batch.ts';
 import { COORDINATION_RESOURCES } from './builtins/coordination.ts';
 import { CORE_RESOURCES } from './builtins/core.ts';
 import { EVENT_RESOURCES } from './builtins/events.ts';
+import { NETWORKING_RESOURCES } from './builtins/networking.ts';
 import { POLICY_RESOURCES } from './builtins/policy.ts';
 import { RBAC_RESOURCES } from './builtins/rbac.ts';
 import { CORE_STORAGE_RESOURCES, STORAGE_RESOURCES } from './builtins/storage.ts';
@@ -17,6 +18,7 @@ const BUILTIN_RESOURCES: ResourceType[] = [
   ...EVENT_RESOURCES,
   ...APPS_RESOURCES,
   ...BATCH_RESOURCES,
+  ...NETWORKING_RESOURCES,
   ...POLICY_RESOURCES,
   ...STORAGE_RESOURCES,
   ...COORDINATION_RESOURCES,
