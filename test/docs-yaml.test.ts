@@ -53,6 +53,7 @@ const FEATURE_GUIDES = [
   'docs/sidecarset-upgrade.md',
   'docs/install.md',
   'docs/sidecarset.md',
+  'docs/deletion-protection.md',
 ];
 const guides = [
   'README.md',

@@ -67,7 +67,7 @@ beforeAll(async () => {
     [
       '--enable-leader-election=true',
       '--nodeimage-creation-delay=0s',
-      `--feature-gates=${DEPLOY_FEATURE_GATES},SidecarTerminator=true`,
+      `--feature-gates=${DEPLOY_FEATURE_GATES},SidecarTerminator=true,ResourcesDeletionProtection=true`,
     ],
   );
   programs.push(program);
@@ -875,6 +875,28 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     await admin.delete(Resources.Pod, 'default', 'rbac-upgrade-pod');
     await admin.delete(KruiseResources.SidecarSet, undefined, 'rbac-upgrade');
   }, 180_000);
+
+  it('runs a deletion protection scenario (a Cascading namespace: its pods and claims listed at DELETE)', async () => {
+    const LABEL = 'policy.kruise.io/delete-protection';
+    await admin.create(Resources.Namespace, {
+      metadata: { name: 'rbac-protected', labels: { [LABEL]: 'Cascading' } },
+    });
+    // no pods and no Bound claims: both are listed (pods, then claims) and the deletion goes
+    await admin.delete(Resources.Namespace, undefined, 'rbac-protected');
+    await admin.create(Resources.Namespace, {
+      metadata: { name: 'rbac-protected-2', labels: { [LABEL]: 'Cascading' } },
+    });
+    await admin.create(Resources.Pod, {
+      metadata: { name: 'rbac-protected-pod', namespace: 'rbac-protected-2' },
+      spec: { containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }] },
+    });
+    const err = await admin.delete(Resources.Namespace, undefined, 'rbac-protected-2').catch((e) => e);
+    expect(err.message).toBe(
+      `admission webhook "vnamespace.kb.io" denied the request: forbidden by ResourcesProtectionDeletion for ${LABEL}=Cascading and active pods 1>0`,
+    );
+    await admin.delete(Resources.Pod, 'rbac-protected-2', 'rbac-protected-pod', { gracePeriodSeconds: 0 });
+    await admin.delete(Resources.Namespace, undefined, 'rbac-protected-2');
+  });
 
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);
