@@ -82,6 +82,14 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-broadcastjob',
       '/validate-apps-kruise-io-advancedcronjob',
       '/validate-apps-kruise-io-sidecarset',
+      // deletion protection's, for kinds Kruise does not own
+      '/validate-apps-deployment',
+      '/validate-apps-replicaset',
+      '/validate-apps-statefulset',
+      '/validate-customresourcedefinition',
+      '/validate-namespace',
+      '/validate-service',
+      '/validate-ingress',
     ]);
     expect(mutating.webhooks.map((w: any) => w.name)).toEqual(
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),

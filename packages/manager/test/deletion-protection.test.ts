@@ -237,6 +237,20 @@ describe('deletion protection of namespaces (active pods, then Bound PVCs)', () 
     expect(await remove('Namespace', ns('Cascading'), { world: { fail: 'boom' } })).toEqual(
       denial('forbidden by ResourcesProtectionDeletion for list pods error: boom'),
     );
+    const claimsFail = lookups({});
+    claimsFail.persistentVolumeClaims = () => Promise.reject(new Error('forbidden'));
+    const route = webhookRoutes(ON, undefined, undefined, undefined, undefined, claimsFail).find(
+      (r) => r.path === '/validate-namespace',
+    )!;
+    expect(
+      await route.handler({
+        uid: 'u',
+        kind: { group: '', version: 'v1', kind: 'Namespace' },
+        resource: { group: '', version: 'v1', resource: 'namespaces' },
+        operation: 'DELETE',
+        oldObject: ns('Cascading'),
+      }),
+    ).toEqual(denial('forbidden by ResourcesProtectionDeletion for list pvc error: forbidden'));
   });
 });
 
@@ -266,6 +280,15 @@ describe('deletion protection of CustomResourceDefinitions (active CRs, own gate
     ).toEqual({
       allowed: true,
     });
+  });
+
+  it('a failed list refuses, naming the list kind', async () => {
+    expect(
+      await remove('CustomResourceDefinition', crd('Cascading'), {
+        gates: ON_CRD,
+        world: { fail: 'forbidden' },
+      }),
+    ).toEqual(denial('failed to list CRs of example.com/v1, Kind=WidgetList: forbidden'));
   });
 
   it('being deleted lets go; the CRD gate alone does nothing without ResourcesDeletionProtection', async () => {
