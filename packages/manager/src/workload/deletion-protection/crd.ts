@@ -33,15 +33,24 @@ export async function crdDeletionDenial(
   if (!gates.enabled('DeletionProtectionForCRDCascadingGate'))
     return 'feature-gate DeletionProtectionForCRDCascadingGate is not enabled';
   const spec = crd?.spec ?? {};
-  const group = spec.group ?? '';
-  const version = spec.versions?.find((v) => v.storage)?.name ?? '';
+  // (A malformed old object — fields of other types than a CRD's — names nothing.)
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  const names: { plural?: unknown; listKind?: unknown } =
+    spec.names !== null && typeof spec.names === 'object' ? spec.names : {};
+  const group = text(spec.group);
+  const versions: unknown[] = Array.isArray(spec.versions) ? spec.versions : [];
+  const storage = versions.find(
+    (v): v is { name?: string; storage?: boolean } =>
+      v !== null && typeof v === 'object' && (v as { storage?: unknown }).storage === true,
+  );
+  const version = text(storage?.name);
   return dependantsDenial(
     decided.cascading,
     'active CRs',
     async () =>
-      (await listCustomResources(group, version, spec.names?.plural ?? '')).filter(
+      (await listCustomResources(group, version, text(names.plural))).filter(
         (i) => !i.metadata?.deletionTimestamp,
       ).length,
-    (error) => `failed to list CRs of ${group}/${version}, Kind=${spec.names?.listKind ?? ''}: ${error}`,
+    (error) => `failed to list CRs of ${group}/${version}, Kind=${text(names.listKind)}: ${error}`,
   );
 }
