@@ -13,6 +13,7 @@ export * from './feature-gate-parser.ts';
 export * from './flowcontrol-backoff.ts';
 export * from './go-bool.ts';
 export * from './go-duration.ts';
+export * from './go-float.ts';
 export * from './go-hash.ts';
 export * from './go-json.ts';
 export * from './go-time-zone.ts';

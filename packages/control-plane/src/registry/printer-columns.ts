@@ -1,3 +1,4 @@
+import { goFloat } from '@kruise/kube-compat';
 import { humanDuration } from './columns.ts';
 import { parseJsonPathTemplate } from './jsonpath-template.ts';
 import type { KubeObject, TableColumn } from './types.ts';
@@ -90,11 +91,7 @@ function dateCell(text: string, now: number): string {
  */
 function goNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return BigInt(n).toString();
-  const [mantissa, exponent] = n.toExponential().split('e') as [string, string];
-  const exp = Number(exponent);
-  if (exp < -4 || exp >= 6)
-    return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  return String(n);
+  return goFloat(n);
 }
 
 /** JSON as Go's encoding/json writes a map: keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped. */

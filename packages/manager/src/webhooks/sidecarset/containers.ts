@@ -1,6 +1,7 @@
 import type { SidecarContainer, TransferEnvVar } from '@kruise/api';
 import type { Container, ObjectFieldSelector, Volume } from 'kubernetes-types/core/v1.js';
 import { coreContainer } from '../../workload/sidecarset/core-container.ts';
+import { splitSubscriptedPath } from '../../workload/sidecarset/field-path.ts';
 import { type FieldError, type GoValue, goString, goStruct, invalid, required } from '../field-errors.ts';
 import { podTemplateErrors, qualifiedNameErrors } from '../pod-template-validation.ts';
 import { goResourcesPolicy, resourcesPolicyErrors } from './resources-policy.ts';
@@ -12,15 +13,6 @@ import { goResourcesPolicy, resourcesPolicyErrors } from './resources-policy.ts'
  * `spec.initContainers[i]…`, `spec.volumes[i]…`). Upstream's own paths are kept, odd as they are:
  * a container's index hangs off `spec` (`spec[0].transferEnv.fieldRef`).
  */
-
-/** fieldpath.SplitMaybeSubscriptedPath: `metadata.labels['a']` → [`metadata.labels`, `a`]. */
-function splitSubscripted(fieldPath: string): [string, string] | undefined {
-  if (!fieldPath.endsWith("']")) return undefined;
-  const s = fieldPath.slice(0, -2);
-  const at = s.indexOf("['");
-  if (at <= 0) return undefined;
-  return [s.slice(0, at), s.slice(at + 2)];
-}
 
 /**
  * Upstream's validateObjectFieldSelector for transferEnv's sourceContainerNameFrom.fieldRef, through
@@ -34,7 +26,7 @@ function fieldRefErrors(fs: ObjectFieldSelector, field: string): FieldError[] {
     invalid(`${field}.fieldPath`, fs.fieldPath, `error converting fieldPath: ${e}`),
   ];
   if (fs.apiVersion !== 'v1') return converting(`unsupported pod version: ${fs.apiVersion}`);
-  const split = splitSubscripted(fs.fieldPath);
+  const split = splitSubscriptedPath(fs.fieldPath);
   if (!split) return converting(`field label not supported: ${fs.fieldPath}`);
   const [path, key] = split;
   if (path !== 'metadata.annotations' && path !== 'metadata.labels')

@@ -1,4 +1,4 @@
-import { parseQuantity, type Quantity } from '@kruise/kube-compat';
+import { goFloat, parseQuantity, type Quantity } from '@kruise/kube-compat';
 import { type Token, tokenize } from './expression-lexer.ts';
 import {
   addQuantity,
@@ -15,16 +15,6 @@ const QUANTITY_FORMAT = `quantities must match the regular expression '${QUANTIT
 
 /** A value of the expression language: a plain number or a Kubernetes quantity. */
 export type ExprValue = { number: number; quantity?: undefined } | { quantity: Quantity; number?: undefined };
-
-/** Go's `%g` for a float64. */
-export function goFloat(n: number): string {
-  if (n === 0) return '0';
-  const [digits, e] = n.toExponential().split('e') as [string, string];
-  const exp = Number(e);
-  if (exp < -4 || exp >= 6)
-    return `${digits}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  return String(n);
-}
 
 /** strconv.ParseFloat as the language reads a number; a percentage is divided by 100. */
 function parseNumber(text: string): number {

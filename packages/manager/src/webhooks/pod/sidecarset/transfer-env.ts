@@ -1,16 +1,8 @@
 import type { SidecarContainer } from '@kruise/api';
 import { isQualifiedName } from '@kruise/kube-compat';
 import type { EnvVar, ObjectFieldSelector, Pod } from 'kubernetes-types/core/v1.js';
+import { splitSubscriptedPath } from '../../../workload/sidecarset/field-path.ts';
 import { appendNew } from './append-new.ts';
-
-/** fieldpath.SplitMaybeSubscriptedPath: `metadata.labels['app']` → [`metadata.labels`, `app`]. */
-function splitSubscript(fieldPath: string): [string, string] | undefined {
-  if (!fieldPath.endsWith("']")) return undefined;
-  const s = fieldPath.slice(0, -2);
-  const at = s.indexOf("['");
-  if (at <= 0) return undefined;
-  return [s.slice(0, at), s.slice(at + 2)];
-}
 
 /**
  * The container name a `sourceContainerNameFrom.fieldRef` names (upstream's
@@ -18,7 +10,7 @@ function splitSubscript(fieldPath: string): [string, string] | undefined {
  * undefined for any other field path or an invalid key (upstream logs and skips the entry).
  */
 export function containerNameFromField(ref: ObjectFieldSelector, pod: Pod): string | undefined {
-  const split = splitSubscript(ref.fieldPath);
+  const split = splitSubscriptedPath(ref.fieldPath);
   if (!split) return undefined;
   const [path, key] = split;
   if (path === 'metadata.annotations')
