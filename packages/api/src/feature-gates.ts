@@ -24,7 +24,10 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
   TemplateNoDefaults: false,
   ResourcesDeletionProtection: false,
   DeletionProtectionForCRDCascadingGate: false,
+  // PodUnavailableBudget: deletions and evictions (beta, on), in-place updates (alpha, off), resizes apart.
+  PodUnavailableBudgetDeleteGate: true,
   PodUnavailableBudgetUpdateGate: false,
+  InPlacePodVerticalScaling: false,
   // Advanced StatefulSet.
   StatefulSetAutoDeletePVC: true,
   StatefulSetAutoResizePVCGate: false,
@@ -39,6 +42,7 @@ export const FEATURE_DEFAULTS: Record<string, boolean> = {
 /** Gates forced off when PodWebhook is off (those in FEATURE_DEFAULTS of upstream's list). */
 const NEED_POD_WEBHOOK = [
   'KruisePodReadinessGate',
+  'PodUnavailableBudgetDeleteGate',
   'PodUnavailableBudgetUpdateGate',
   'EnhancedLivenessProbe',
 ];

@@ -7,3 +7,5 @@ export const GROUP = 'apps.kruise.io';
 export const VERSION = 'v1alpha1';
 /** `apiVersion` of the single-version Kruise kinds. */
 export const API_VERSION = `${GROUP}/${VERSION}`;
+/** The API group of Kruise's availability protection (PodUnavailableBudget). */
+export const POLICY_GROUP = 'policy.kruise.io';

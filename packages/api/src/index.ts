@@ -110,6 +110,12 @@ export type {
   ReferenceObject,
 } from './schema/nodeimage.ts';
 export type {
+  PodUnavailableBudget,
+  PodUnavailableBudgetSpec,
+  PodUnavailableBudgetStatus,
+  TargetReference,
+} from './schema/podunavailablebudget.ts';
+export type {
   InPlaceUpdateStrategy,
   Lifecycle,
   LifecycleHook,

@@ -81,3 +81,12 @@ export const BROADCASTJOB_CONTROLLER_UID_LABEL = 'broadcastjob-controller-uid';
  * v1beta1), and the label its ControllerRevisions carry.
  */
 export const SIDECARSET_CUSTOM_VERSION_LABEL = 'apps.kruise.io/sidecarset-custom-version';
+
+/** PodUnavailableBudget: the protected operations, a comma list of DELETE, EVICT, UPDATE, RESIZE. */
+export const PUB_PROTECT_OPERATIONS_ANNOTATION = 'kruise.io/pub-protect-operations';
+/** PodUnavailableBudget: the replica count to protect, instead of the workloads' (an int32). */
+export const PUB_PROTECT_TOTAL_REPLICAS_ANNOTATION = 'pub.kruise.io/protect-total-replicas';
+/** Pod: `true` opts the pod out of every PodUnavailableBudget. */
+export const POD_PUB_NO_PROTECT_ANNOTATION = 'pub.kruise.io/no-protect';
+/** Pod: the name of the PodUnavailableBudget that covers it (stamped at creation and by the controller). */
+export const POD_RELATED_PUB_ANNOTATION = 'kruise.io/related-pub';

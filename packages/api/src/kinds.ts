@@ -1,5 +1,5 @@
 import { resourceRef } from '@kruise/kube-compat/resource-ref';
-import { GROUP, VERSION } from './group.ts';
+import { GROUP, POLICY_GROUP, VERSION } from './group.ts';
 
 /**
  * Where each Kruise kind is served. The programs that read and write these kinds (kruise-manager,
@@ -28,4 +28,12 @@ export const KruiseResources = {
   AdvancedCronJob: resourceRef(GROUP, 'v1beta1', 'advancedcronjobs', 'AdvancedCronJob', true),
   /** SidecarSet (cluster-scoped), at its storage version (v1alpha1 is served too, converted by kruise-manager). */
   SidecarSet: resourceRef(GROUP, 'v1beta1', 'sidecarsets', 'SidecarSet', false),
+  /** PodUnavailableBudget, in `policy.kruise.io` (v1alpha1 only, as upstream v1.9). */
+  PodUnavailableBudget: resourceRef(
+    POLICY_GROUP,
+    'v1alpha1',
+    'podunavailablebudgets',
+    'PodUnavailableBudget',
+    true,
+  ),
 } as const;

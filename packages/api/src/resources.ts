@@ -9,6 +9,7 @@ import { DaemonSetSchema, DaemonSetV1alpha1Schema } from './schema/daemonset.ts'
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
 import { NodeImageSchema } from './schema/nodeimage.ts';
+import { PodUnavailableBudgetSchema } from './schema/podunavailablebudget.ts';
 import { SidecarSetSchema, SidecarSetV1alpha1Schema } from './schema/sidecarset.ts';
 import { StatefulSetSchema, StatefulSetV1alpha1Schema } from './schema/statefulset.ts';
 
@@ -350,6 +351,23 @@ export const SidecarSetResource: KruiseResource = {
   servedVersions: [{ version: 'v1alpha1', schema: SidecarSetV1alpha1Schema }],
 };
 
+/** PodUnavailableBudget (`policy.kruise.io/v1alpha1`, shortName pub). */
+export const PodUnavailableBudgetResource: KruiseResource = {
+  ...served(KruiseResources.PodUnavailableBudget),
+  shortNames: ['pub'],
+  printerColumns: [
+    count(
+      'Allowed',
+      '.status.unavailableAllowed',
+      'UnavailableAllowed number of pod unavailable that are currently allowed',
+    ),
+    count('Current', '.status.currentAvailable', 'CurrentAvailable current number of available pods'),
+    count('Desired', '.status.desiredAvailable', 'DesiredAvailable minimum desired number of available pods'),
+    count('Total', '.status.totalReplicas', 'TotalReplicas total number of pods counted by this budget'),
+  ],
+  schema: PodUnavailableBudgetSchema,
+};
+
 /** Every kind this project serves, in a stable order. */
 export const KRUISE_RESOURCES: readonly KruiseResource[] = [
   AdvancedCronJobResource,
@@ -360,6 +378,7 @@ export const KRUISE_RESOURCES: readonly KruiseResource[] = [
   ImageListPullJobResource,
   ImagePullJobResource,
   NodeImageResource,
+  PodUnavailableBudgetResource,
   SidecarSetResource,
   StatefulSetResource,
 ];

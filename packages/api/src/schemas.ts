@@ -11,6 +11,7 @@ export * from './schema/daemonset.ts';
 export * from './schema/imagelistpulljob.ts';
 export * from './schema/imagepulljob.ts';
 export * from './schema/nodeimage.ts';
+export * from './schema/podunavailablebudget.ts';
 export * from './schema/pub.ts';
 export * from './schema/sidecarset.ts';
 export * from './schema/statefulset.ts';
