@@ -14,6 +14,7 @@ export * from './keys.ts';
 export * from './kinds.ts';
 export * from './parallelism.ts';
 export * from './pod-defaults.ts';
+export * from './pub-budget.ts';
 export type {
   AdvancedCronJob,
   AdvancedCronJobSpec,
