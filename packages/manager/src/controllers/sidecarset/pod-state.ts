@@ -1,6 +1,7 @@
 import type { SidecarSet } from '@kruise/api';
-import { parseImageReference } from '@kruise/kube-compat';
 import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import { isDigestImage as isDigest, sameImage } from '../../workload/image-equality.ts';
+import { podContainerStatuses, podContainers } from '../../workload/pod-containers.ts';
 import {
   hotUpgradeContainers,
   hotUpgradeNames,
@@ -10,7 +11,7 @@ import {
   SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
   workingHotUpgradeContainers,
 } from '../../workload/sidecarset/index.ts';
-import { sidecarUpdateStates } from './update-state.ts';
+import { isSidecarUpdateCompleted } from '../../workload/sidecarset/update-completion.ts';
 
 /**
  * The pod containers a SidecarSet's sidecars run as (upstream's GetSidecarContainersInPod): each
@@ -31,22 +32,6 @@ export function sidecarContainersInPod(sidecarSet: SidecarSet): Set<string> {
 export const nativeSidecars = (sidecarSet: SidecarSet) =>
   (sidecarSet.spec?.initContainers ?? []).filter((c) => isNativeSidecar(c));
 
-/** Every container of the pod by name, init containers included. */
-export function podContainers(pod: Pod): Map<string, Container> {
-  const out = new Map<string, Container>();
-  for (const c of pod.spec?.initContainers ?? []) out.set(c.name, c);
-  for (const c of pod.spec?.containers ?? []) out.set(c.name, c);
-  return out;
-}
-
-/** Every container status of the pod by name, init containers included. */
-export function podContainerStatuses(pod: Pod): Map<string, ContainerStatus> {
-  const out = new Map<string, ContainerStatus>();
-  for (const s of pod.status?.initContainerStatuses ?? []) out.set(s.name, s);
-  for (const s of pod.status?.containerStatuses ?? []) out.set(s.name, s);
-  return out;
-}
-
 /**
  * Whether the pod still has the containers the SidecarSet injected, as its upgrade types expect
  * (upstream's IsPodConsistentWithSidecarSet): each cold sidecar by name, each hot one as both
@@ -60,48 +45,6 @@ export function isPodConsistentWithSidecarSet(pod: Pod, sidecarSet: SidecarSet):
       const [one, two] = hotUpgradeNames(c.name);
       if (!(c.name in working) || !containers.has(one) || !containers.has(two)) return false;
     } else if (!containers.has(c.name)) return false;
-  }
-  return true;
-}
-
-/** Whether an image names a digest (`busybox@sha256:…`). */
-function isDigest(image: string): boolean {
-  try {
-    return parseImageReference(image).digest !== undefined;
-  } catch {
-    return false;
-  }
-}
-
-/** Upstream's IsContainerImageEqual: same repository and digest, or same repository and tag. */
-function sameImage(a: string, b: string): boolean {
-  try {
-    const ra = parseImageReference(a);
-    const rb = parseImageReference(b);
-    if (ra.digest !== undefined && rb.digest !== undefined)
-      return ra.name === rb.name && ra.digest === rb.digest;
-    return ra.name === rb.name && ra.tag === rb.tag;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether the pod's runtime has caught up with the images of its sidecar containers since their
- * last in-place update (upstream's IsSidecarContainerUpdateCompleted): a container whose imageID is
- * still the one recorded before the update while its image changed is not done.
- */
-export function isSidecarUpdateCompleted(pod: Pod, sidecarSets: string[], containers: Set<string>): boolean {
-  const states = sidecarUpdateStates(pod);
-  if (states === undefined) return true;
-  if (states === null) return false;
-  const last = new Map<string, string | undefined>();
-  for (const name of sidecarSets)
-    for (const [c, s] of Object.entries(states[name]?.lastContainerStatuses ?? {})) last.set(c, s?.imageID);
-  const images = podContainers(pod);
-  for (const s of podContainerStatuses(pod).values()) {
-    if (!containers.has(s.name) || !last.has(s.name)) continue;
-    if (last.get(s.name) === s.imageID && images.get(s.name)?.image !== s.image) return false;
   }
   return true;
 }

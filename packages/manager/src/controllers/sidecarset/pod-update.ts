@@ -1,5 +1,6 @@
 import type { SidecarSet } from '@kruise/api';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { podContainerStatuses, podContainers } from '../../workload/pod-containers.ts';
 import {
   hotUpgradeContainers,
   hotUpgradeNames,
@@ -11,7 +12,7 @@ import {
   workingHotUpgradeContainers,
   writePodSidecarSetHash,
 } from '../../workload/sidecarset/index.ts';
-import { isPodStateConsistent, nativeSidecars, podContainerStatuses, podContainers } from './pod-state.ts';
+import { isPodStateConsistent, nativeSidecars } from './pod-state.ts';
 import { recordUpdateState } from './update-state.ts';
 
 /**

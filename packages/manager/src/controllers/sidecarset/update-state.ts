@@ -2,28 +2,12 @@ import type { SidecarSet } from '@kruise/api';
 import { goMarshal, kubeTime } from '@kruise/kube-compat';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { type InPlaceUpdateState, serializeState } from '../../workload/inplaceupdate/state.ts';
+import { podContainerStatuses } from '../../workload/pod-containers.ts';
 import {
   SIDECARSET_HASH_ANNOTATION,
   SIDECARSET_INPLACE_UPDATE_STATE_ANNOTATION,
 } from '../../workload/sidecarset/index.ts';
-import { podContainerStatuses } from './pod-state.ts';
-
-/**
- * The pod's `kruise.io/sidecarset-inplace-update-state` by SidecarSet: undefined when absent (the
- * sidecars were only injected, never upgraded), null when unreadable.
- */
-export function sidecarUpdateStates(pod: Pod): Record<string, InPlaceUpdateState> | undefined | null {
-  const raw = pod.metadata?.annotations?.[SIDECARSET_INPLACE_UPDATE_STATE_ANNOTATION];
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, InPlaceUpdateState>)
-      : null;
-  } catch {
-    return null;
-  }
-}
+import { sidecarUpdateStates } from '../../workload/sidecarset/update-completion.ts';
 
 /**
  * Records in the pod's annotations the imageIDs the `changed` containers ran before this update
