@@ -16,6 +16,7 @@ export * from './go-duration.ts';
 export * from './go-float.ts';
 export * from './go-hash.ts';
 export * from './go-json.ts';
+export * from './json-equal.ts';
 export * from './go-time-zone.ts';
 export * from './image-reference.ts';
 export * from './intstr.ts';

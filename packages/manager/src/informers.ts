@@ -4,6 +4,8 @@ import {
   KRUISE_TERMINATE_SIDECAR_WITH_IMAGE_ENV,
   KruiseResources,
   type NodeImage,
+  POD_PUB_NO_PROTECT_ANNOTATION,
+  POD_RELATED_PUB_ANNOTATION,
 } from '@kruise/api';
 import {
   type Informer,
@@ -17,7 +19,7 @@ import {
   CONTAINER_LAUNCH_BARRIER_ENV,
   CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION,
 } from './workload/launch-priority.ts';
-import { SIDECARSET_INJECTED_LIST_ANNOTATION } from './workload/sidecarset/keys.ts';
+import { SIDECAR_INJECTED_ENV, SIDECARSET_INJECTED_LIST_ANNOTATION } from './workload/sidecarset/keys.ts';
 
 /** What the CRR controller reads of a container status, and a terminated one's exit code (SidecarTerminator). */
 function trimContainerStatus(s: ContainerStatus): ContainerStatus {
@@ -32,8 +34,12 @@ function trimContainerStatus(s: ContainerStatus): ContainerStatus {
   } as ContainerStatus;
 }
 
-/** The env vars controllers read of pods they do not own: launch barriers, SidecarTerminator's marks. */
+/**
+ * The env vars controllers read of pods they do not own: launch barriers, SidecarTerminator's
+ * marks, and the mark of injected sidecars (PodUnavailableBudgets wait for their upgrades).
+ */
 const KEPT_ENV = new Set([
+  SIDECAR_INJECTED_ENV,
   CONTAINER_LAUNCH_BARRIER_ENV,
   KRUISE_TERMINATE_SIDECAR_ENV,
   KRUISE_IGNORE_CONTAINER_EXIT_CODE_ENV,
@@ -55,20 +61,31 @@ function trimContainer(c: Container): Container {
 const sidecarSetAnnotation = (key: string) =>
   key.startsWith('kruise.io/sidecarset-') || key.includes('sidecarset.kruise.io/');
 
+/** The pod annotations PodUnavailableBudgets read (the covering budget, the opt-out). */
+const PUB_ANNOTATIONS = new Set([POD_RELATED_PUB_ANNOTATION, POD_PUB_NO_PROTECT_ANNOTATION]);
+
 /**
  * The annotations controllers read of a pod they do not own: launch-priority-completed (container
- * launch priority) and the SidecarSet ones.
+ * launch priority), the SidecarSet ones and the PodUnavailableBudget ones.
  */
 function trimAnnotations(annotations: Record<string, string> | undefined) {
   const kept = Object.entries(annotations ?? {}).filter(
-    ([k]) => k === CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION || sidecarSetAnnotation(k),
+    ([k]) =>
+      k === CONTAINER_LAUNCH_PRIORITY_COMPLETED_ANNOTATION ||
+      sidecarSetAnnotation(k) ||
+      PUB_ANNOTATIONS.has(k),
   );
   return kept.length ? Object.fromEntries(kept) : undefined;
 }
 
-/** Whether SidecarSets were injected into the pod (the controller then reads images and imageIDs). */
-const injectedPod = (pod: Pod) =>
-  pod.metadata?.annotations?.[SIDECARSET_INJECTED_LIST_ANNOTATION] !== undefined;
+/**
+ * Whether the controllers read the pod's images and imageIDs: SidecarSets were injected into it
+ * (the SidecarSet controller), or a container is pinned by digest (PodUnavailableBudgets check the
+ * runtime runs that digest).
+ */
+const keepsImages = (pod: Pod) =>
+  pod.metadata?.annotations?.[SIDECARSET_INJECTED_LIST_ANNOTATION] !== undefined ||
+  (pod.spec?.containers ?? []).some((c) => typeof c?.image === 'string' && c.image.includes('@'));
 
 /** A container as trimmed, with its image when the pod has sidecars. */
 const withImage = (trimmed: Container, c: Container, sidecars: boolean): Container =>
@@ -100,7 +117,8 @@ function withoutBookkeeping(pod: Pod): Pod {
  * jobs), container statuses, conditions and readiness gates (ContainerRecreateRequests), launch
  * barriers and the launch-priority-completed annotation (container launch priority), the restart
  * policy, sidecar marks and exit codes (SidecarTerminator), the creation time, the SidecarSet
- * annotations and, of pods with sidecars, images and imageIDs (SidecarSets); pods of
+ * and PodUnavailableBudget annotations and, of pods with sidecars or digest-pinned images, images
+ * and imageIDs (SidecarSets, PodUnavailableBudgets); pods of
  * Kruise workloads whole but for managedFields (their controllers hash container specs and write
  * whole statuses).
  */
@@ -108,7 +126,7 @@ export function trimPod(pod: Pod): Pod {
   if (kruiseWorkloadPod(pod)) return withoutBookkeeping(pod);
   const m = pod.metadata ?? {};
   const st = pod.status ?? {};
-  const sidecars = injectedPod(pod);
+  const sidecars = keepsImages(pod);
   return {
     metadata: {
       name: m.name,

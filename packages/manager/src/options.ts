@@ -45,6 +45,7 @@ export interface ManagerOptions {
   advancedCronJobWorkers: number;
   daemonSetWorkers: number;
   sidecarSetWorkers: number;
+  podUnavailableBudgetWorkers: number;
   /** Daemon pods are pinned to their node by affinity and bound by the scheduler (false: the controller sets nodeName). */
   assignPodsByScheduler: boolean;
   broadcastJobWorkers: number;
@@ -194,6 +195,12 @@ export function managerFlags() {
     .flag('daemonset-workers', positiveInt, 3, 'workers of the Advanced DaemonSet controller')
     .flag('sidecarset-workers', positiveInt, 3, 'Max concurrent workers for SidecarSet controller.')
     .flag(
+      'podunavailablebudget-workers',
+      positiveInt,
+      3,
+      'Max concurrent workers for PodUnavailableBudget controller.',
+    )
+    .flag(
       'assign-pods-by-scheduler',
       boolValue,
       true,
@@ -257,6 +264,7 @@ export function parseOptions(argv: string[]): ManagerOptions {
     advancedCronJobWorkers: o['advancedcronjob-workers'],
     daemonSetWorkers: o['daemonset-workers'],
     sidecarSetWorkers: o['sidecarset-workers'],
+    podUnavailableBudgetWorkers: o['podunavailablebudget-workers'],
     assignPodsByScheduler: o['assign-pods-by-scheduler'],
     broadcastJobWorkers: o['broadcastjob-workers'],
     sidecarTerminatorWorkers: o['sidecarterminator-workers'],

@@ -32,24 +32,22 @@ const pod: Pod = {
     ],
   },
 };
-const routes = webhookRoutes(
-  gates,
-  {
+const routes = webhookRoutes(gates, {
+  crr: {
     pod: async (_ns, name) => (name === 'p' ? pod : undefined),
     node: async (name) => {
       if (name !== 'n1') throw new Error(`nodes "${name}" not found`);
       return { metadata: { name } };
     },
   },
-  {
+  storageClasses: {
     get: async (name) => {
       if (name !== 'sc') throw new Error(`storageclasses.storage.k8s.io "${name}" not found`);
       return { metadata: { name }, provisioner: 'p', allowVolumeExpansion: false };
     },
     list: async () => [],
   },
-  undefined,
-  {
+  sidecarSetAdmission: {
     sidecarSets: async () => [
       {
         metadata: { name: 'other' },
@@ -70,7 +68,7 @@ const routes = webhookRoutes(
       data: { SidecarSet_PatchPodMetadata_WhiteList: '{"rules":[{"allowedAnnotationKeyExprs":["^a"]}]}' },
     }),
   },
-);
+});
 
 const weird = fc.oneof(
   fc.string(),
@@ -680,7 +678,7 @@ const objectOf = (spec: fc.Arbitrary<unknown>) =>
 const ANSWERS_500 = new Set(['BroadcastJob', 'DaemonSet', 'SidecarSet']);
 
 function check(
-  route: { kind: string; mutating: boolean },
+  route: { kind: string; mutating: boolean; plural: string },
   handler: AdmissionHandler,
   object: unknown,
   oldObject: unknown,
@@ -688,6 +686,9 @@ function check(
   version: string,
 ): Promise<void> {
   const request = admissionRequest(operation, { version, kind: 'X', plural: 'x' }, object, oldObject);
+  // a subresource's webhook (pods/eviction) is asked about its subresource
+  const subResource = route.plural.split('/')[1];
+  if (subResource) Object.assign(request, { subResource, name: 'p', namespace: 'default' });
   return Promise.resolve(handler(request)).then((r: AdmissionResponse) => {
     const outcome = r.allowed
       ? 'allowed'
@@ -795,7 +796,7 @@ const seen = new Map<string, number>();
 
 describe('admission handlers under generated malformed objects', () => {
   for (const route of routes) {
-    it(`${route.mutating ? 'mutating' : 'validating'} ${route.kind}: allowed or denied (4xx) with a message, never a crash`, async () => {
+    it(`${route.mutating ? 'mutating' : 'validating'} ${route.kind}${route.plural.includes('/') ? ` (${route.plural})` : ''}: allowed or denied (4xx) with a message, never a crash`, async () => {
       const arb = objects[route.kind] ?? objectOf(specs[route.kind]!);
       await fc.assert(
         fc.asyncProperty(

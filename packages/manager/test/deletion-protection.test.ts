@@ -114,14 +114,7 @@ async function remove(
   options: { gates?: typeof ON; world?: World; seen?: string[]; subResource?: string } = {},
 ): Promise<AdmissionResponse> {
   const k = KINDS[kind]!;
-  const routes = webhookRoutes(
-    options.gates ?? ON,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    lookups(options.world ?? {}, options.seen),
-  );
+  const routes = webhookRoutes(options.gates ?? ON, { deletion: lookups(options.world ?? {}, options.seen) });
   const route = routes.find((r) => r.path === k.path && !r.mutating)!;
   const request: AdmissionRequest = {
     uid: 'u',
@@ -239,9 +232,7 @@ describe('deletion protection of namespaces (active pods, then Bound PVCs)', () 
     );
     const claimsFail = lookups({});
     claimsFail.persistentVolumeClaims = () => Promise.reject(new Error('forbidden'));
-    const route = webhookRoutes(ON, undefined, undefined, undefined, undefined, claimsFail).find(
-      (r) => r.path === '/validate-namespace',
-    )!;
+    const route = webhookRoutes(ON, { deletion: claimsFail }).find((r) => r.path === '/validate-namespace')!;
     expect(
       await route.handler({
         uid: 'u',

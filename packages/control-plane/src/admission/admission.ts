@@ -7,7 +7,10 @@ import type { Store } from '../store/store.ts';
 import { rulesMatch, selectorsMatch } from './matching.ts';
 import { callWebhook, type WebhookTarget } from './webhook-client.ts';
 
-/** Where a webhook (admission or conversion) is reached: its URL, or its Service through the Endpoints. */
+/** Turns through a Service's ready endpoints, one call each. */
+let nextEndpoint = 0;
+
+/** Where a webhook (admission or conversion) is reached: its URL, or its Service through one of its ready Endpoints, in turn. */
 export function targetOf(store: Store, webhook: any): WebhookTarget {
   const cc = webhook.clientConfig ?? {};
   const ca = cc.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : undefined;
@@ -31,15 +34,20 @@ export function targetOf(store: Store, webhook: any): WebhookTarget {
   if (!service) throw new Error(`failed to call webhook: service "${svc.namespace}/${svc.name}" not found`);
   const servicePort = (service.spec?.ports ?? []).find((p: any) => p.port === port);
   const endpoints = store.get('/endpoints', svc.namespace, svc.name)?.obj;
+  const ready: { host: string; port: number }[] = [];
   for (const subset of endpoints?.subsets ?? []) {
-    const address = subset.addresses?.[0];
-    if (!address) continue;
     const ports: any[] = subset.ports ?? [];
     const match =
       ports.find((p) => servicePort?.name && p.name === servicePort.name) ??
       ports.find((p) => typeof servicePort?.targetPort === 'number' && p.port === servicePort.targetPort) ??
       (ports.length === 1 ? ports[0] : undefined);
-    if (match) return { host: address.ip, port: match.port, path, serverName, ca, displayUrl };
+    if (!match) continue;
+    for (const address of subset.addresses ?? []) if (address?.ip) ready.push({ host: address.ip, port: match.port });
+  }
+  if (ready.length) {
+    // Each call goes to one ready endpoint in turn, as the Service's virtual IP spreads connections.
+    const picked = ready[nextEndpoint++ % ready.length]!;
+    return { ...picked, path, serverName, ca, displayUrl };
   }
   throw new Error(
     `failed to call webhook: Post "${displayUrl}": no endpoints available for service "${svc.name}"`,

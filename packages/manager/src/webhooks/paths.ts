@@ -1,7 +1,9 @@
 import type { FeatureGates } from '@kruise/api';
+import { kubeletContainerHash } from '@kruise/kube-compat';
 import { type AdmissionHandler, denied, type WebhookServer } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { workloadDeletionDenial } from '../workload/deletion-protection/index.ts';
+import { PubBudgetKeeper } from '../workload/pub/budget-keeper.ts';
 import { mutateAdvancedCronJob } from './advancedcronjob/mutating.ts';
 import { validateAdvancedCronJob } from './advancedcronjob/validating.ts';
 import { mutateBroadcastJob } from './broadcastjob/mutating.ts';
@@ -20,7 +22,9 @@ import { validateImagePullJob } from './imagepulljob/validating.ts';
 import { mutateNodeImage } from './nodeimage/mutating.ts';
 import { validateNodeImage } from './nodeimage/validating.ts';
 import { mutatePod } from './pod/mutating.ts';
+import type { RelatedPubLookups } from './pod/related-pub.ts';
 import { NO_SIDECARSETS, type SidecarSetLookups } from './pod/sidecarset/lookups.ts';
+import { type PodValidationDeps, validatePod } from './pod/validating.ts';
 import { NO_SIDECARSET_LOOKUPS, type SidecarSetAdmissionLookups } from './sidecarset/lookups.ts';
 import { mutateSidecarSet } from './sidecarset/mutating.ts';
 import { validateSidecarSet } from './sidecarset/validating.ts';
@@ -60,19 +64,35 @@ const NO_STORAGE_CLASSES: StorageClassLookup = {
   list: () => Promise.reject(new Error('no API access')),
 };
 
+/** What the webhooks read besides their requests; each absent one refuses (configuration generation). */
+export interface WebhookLookups {
+  /** Pods and nodes (ContainerRecreateRequest, CloneSet deletion). */
+  crr?: CrrLookup;
+  /** StorageClasses (Advanced StatefulSet claim expansion). */
+  storageClasses?: StorageClassLookup;
+  /** SidecarSets, namespaces and revisions from the caches (pod injection). */
+  sidecarSets?: SidecarSetLookups;
+  /** SidecarSets and revisions from the API (SidecarSet admission). */
+  sidecarSetAdmission?: SidecarSetAdmissionLookups;
+  /** Dependants of a deleted object (deletion protection). */
+  deletion?: DeletionProtectionLookups;
+  /** Budgets and pods for the pod validating webhooks (PodUnavailableBudget). */
+  podValidation?: PodValidationDeps;
+  /** Budgets and pods' workloads for the pod pipeline's related-pub step. */
+  relatedPub?: RelatedPubLookups;
+}
+
 /**
  * Every webhook of kruise-manager: the image kinds', ContainerRecreateRequest's, CloneSet's,
- * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's, AdvancedCronJob's, SidecarSet's and the pod
- * pipeline (gate PodWebhook).
+ * Advanced StatefulSet's, Advanced DaemonSet's, BroadcastJob's, AdvancedCronJob's, SidecarSet's,
+ * deletion protection's and the pod pipeline (gate PodWebhook: mpod, vpod, vpodeviction).
  */
-export function webhookRoutes(
-  gates: FeatureGates,
-  crrLookup: CrrLookup = NO_LOOKUP,
-  storageClasses: StorageClassLookup = NO_STORAGE_CLASSES,
-  sidecarSets: SidecarSetLookups = NO_SIDECARSETS,
-  sidecarSetLookups: SidecarSetAdmissionLookups = NO_SIDECARSET_LOOKUPS,
-  deletionLookups: DeletionProtectionLookups = NO_DELETION_LOOKUPS,
-): WebhookRoute[] {
+export function webhookRoutes(gates: FeatureGates, lookups: WebhookLookups = {}): WebhookRoute[] {
+  const crrLookup = lookups.crr ?? NO_LOOKUP;
+  const storageClasses = lookups.storageClasses ?? NO_STORAGE_CLASSES;
+  const sidecarSets = lookups.sidecarSets ?? NO_SIDECARSETS;
+  const sidecarSetLookups = lookups.sidecarSetAdmission ?? NO_SIDECARSET_LOOKUPS;
+  const deletionLookups = lookups.deletion ?? NO_DELETION_LOOKUPS;
   return [
     {
       kind: 'ImagePullJob',
@@ -229,22 +249,69 @@ export function webhookRoutes(
       versions: ['v1alpha1', 'v1beta1'],
       handler: validateSidecarSet(gates, sidecarSetLookups),
     },
-    ...(gates.enabled('PodWebhook')
-      ? [
-          {
-            kind: 'Pod',
-            plural: 'pods',
-            mutating: true,
-            path: '/mutate-pod',
-            group: '',
-            versions: ['v1'],
-            operations: ['CREATE'],
-            skipNamespacesLabelled: 'control-plane',
-            handler: mutatePod(gates, { sidecarSets }),
-          },
-        ]
-      : []),
+    ...(gates.enabled('PodWebhook') ? podRoutes(gates, sidecarSets, lookups) : []),
     ...deletionProtectionRoutes(gates, deletionLookups),
+  ];
+}
+
+/** A stand-in for the pod validating webhooks' reads, where no request is ever served. */
+const NO_POD_VALIDATION: PodValidationDeps = {
+  pod: () => Promise.reject(new Error('no API access')),
+  keeper: new PubBudgetKeeper({
+    synced: () => Promise.reject(new Error('no API access')),
+    cached: () => undefined,
+    read: () => Promise.reject(new Error('no API access')),
+    writeStatus: () => Promise.reject(new Error('no API access')),
+  }),
+  kubeletHash: kubeletContainerHash,
+  inPlacePodVerticalScaling: false,
+  now: () => new Date(),
+};
+
+/** The pod pipeline `mpod.kb.io` and the pod validating webhooks `vpod.kb.io` and `vpodeviction.kb.io`. */
+function podRoutes(
+  gates: FeatureGates,
+  sidecarSets: SidecarSetLookups,
+  lookups: WebhookLookups,
+): WebhookRoute[] {
+  const validating = validatePod(gates, lookups.podValidation ?? NO_POD_VALIDATION);
+  return [
+    {
+      kind: 'Pod',
+      plural: 'pods',
+      mutating: true,
+      path: '/mutate-pod',
+      group: '',
+      versions: ['v1'],
+      operations: ['CREATE'],
+      skipNamespacesLabelled: 'control-plane',
+      handler: mutatePod(gates, {
+        sidecarSets,
+        ...(lookups.relatedPub ? { relatedPub: lookups.relatedPub } : {}),
+      }),
+    },
+    {
+      kind: 'Pod',
+      plural: 'pods',
+      mutating: false,
+      name: 'vpod.kb.io',
+      path: '/validate-pod',
+      group: '',
+      versions: ['v1'],
+      operations: ['UPDATE', 'DELETE'],
+      handler: validating,
+    },
+    {
+      kind: 'Pod',
+      plural: 'pods/eviction',
+      mutating: false,
+      name: 'vpodeviction.kb.io',
+      path: '/validate-pod',
+      group: '',
+      versions: ['v1'],
+      operations: ['CREATE'],
+      handler: validating,
+    },
   ];
 }
 

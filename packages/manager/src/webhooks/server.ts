@@ -7,6 +7,7 @@ import { WEBHOOK_NAMES } from './configurations.ts';
 import { kruiseConversions } from './conversion/index.ts';
 import { apiDeletionLookups } from './deletion-protection/api-lookups.ts';
 import { registerRoutes, webhookRoutes } from './paths.ts';
+import { pubWebhookLookups } from './pod/pub-lookups.ts';
 import { cachedSidecarSetLookups } from './pod/sidecarset/cached-lookups.ts';
 import { apiSidecarSetLookups } from './sidecarset/api-lookups.ts';
 import { apiStorageClasses } from './statefulset/storage-classes.ts';
@@ -56,9 +57,8 @@ export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
   const nodes = trimmedNodes(manager);
   registerRoutes(
     server,
-    webhookRoutes(
-      flags.featureGates,
-      {
+    webhookRoutes(flags.featureGates, {
+      crr: {
         // The caches first (as upstream's cached client); the API when they do not have it yet.
         pod: async (ns, name) => {
           const cached = pods.get(`${ns}/${name}`);
@@ -72,11 +72,12 @@ export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
         },
         node: async (name) => nodes.get(name) ?? client.get(Resources.Node, undefined, name),
       },
-      apiStorageClasses(client),
-      cachedSidecarSetLookups(manager, flags.webhookServiceNamespace),
-      apiSidecarSetLookups(client, flags.webhookServiceNamespace),
-      apiDeletionLookups(client),
-    ),
+      storageClasses: apiStorageClasses(client),
+      sidecarSets: cachedSidecarSetLookups(manager, flags.webhookServiceNamespace),
+      sidecarSetAdmission: apiSidecarSetLookups(client, flags.webhookServiceNamespace),
+      deletion: apiDeletionLookups(client),
+      ...pubWebhookLookups(manager, flags),
+    }),
   );
   const conversions = kruiseConversions();
   server.registerConversion(CONVERSION_WEBHOOK.path, (request) => conversions.review(request));

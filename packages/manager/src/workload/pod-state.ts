@@ -19,6 +19,11 @@ export function isPodReady(pod: Pod): boolean {
   return podCondition(pod, 'Ready')?.status === 'True';
 }
 
+/** Running with a Ready condition that is True (upstream's util.IsRunningAndReady). */
+export function isRunningAndReady(pod: Pod): boolean {
+  return pod.status?.phase === 'Running' && isPodReady(pod);
+}
+
 /**
  * Kubernetes' IsPodAvailable: Ready, and Ready for at least `minReadySeconds` (by the condition's
  * lastTransitionTime) when that is above 0.

@@ -2,6 +2,7 @@ import type { CloneSet } from '@kruise/api';
 import type { EventType, KubeClient, KubeObject, Logger } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { KubeletContainerHash } from '../../workload/inplaceupdate/completion.ts';
+import type { PubUpdateGuard } from '../../workload/pub/update-guard.ts';
 
 /** An expectation check (@kruise/runtime's): act now, or wait `retryAfterMs` at most. */
 export type ExpectationCheckLike = { satisfied: true } | { satisfied: false; retryAfterMs: number };
@@ -42,6 +43,8 @@ export interface CloneSetDeps {
   nodeLabels(name: string): Record<string, string> | undefined;
   /** Flag --cloneset-scaling-exclude-preparing-delete. */
   scalingExcludePreparingDelete: boolean;
+  /** Asks a pod's PodUnavailableBudget before updating it (gate PodUnavailableBudgetUpdateGate). */
+  pubUpdateGuard?: PubUpdateGuard;
   now: () => number;
   random: () => number;
   log: Logger;

@@ -24,6 +24,7 @@ import {
   requestOf,
   workloadChanged,
 } from '../../workload/owner-events.ts';
+import { pubUpdateGuard } from '../../workload/pub/update-guard.ts';
 import type { AddOptions } from '../add-options.ts';
 import { EVENT_HANDLER_OPTIMIZATION_GATE, ignorePodUpdateEvent } from './pod-event-filter.ts';
 import { CloneSetReconciler } from './reconcile.ts';
@@ -67,6 +68,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       kubeletHash: kubeletContainerHash,
       nodeLabels: (name) => nodes.get(name)?.metadata?.labels,
       scalingExcludePreparingDelete: flags.cloneSetScalingExcludePreparingDelete,
+      pubUpdateGuard: pubUpdateGuard(manager, flags.featureGates),
       now: Date.now,
       random: tuning.random ?? Math.random,
       log: manager.log.child({ controller: NAME }),

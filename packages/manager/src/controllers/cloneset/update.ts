@@ -7,6 +7,7 @@ import type { InPlaceUpdateOptions } from '../../workload/inplaceupdate/control.
 import { updateInPlaceThroughLifecycle } from '../../workload/inplaceupdate/through-lifecycle.ts';
 import { type PodControls, patchPodLabels } from '../../workload/pod-controls.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../workload/pod-state.ts';
+import { PUB_REFUSED_RETRY_MS, podsBudgetsAllow } from '../../workload/pub/update-guard.ts';
 import {
   cloneSetRevisionAdapter,
   hasRevision,
@@ -87,7 +88,9 @@ export class UpdateControl {
     const chosen = limitUpdates(sorted, pods, diffs, target.metadata?.name ?? '', (p) =>
       isPodAvailable(p, minReady, now),
     );
-    for (const delay of await inChunks(chosen, (pod) => this.updatePod(cs, target, revisions, pod)))
+    const allowed = await podsBudgetsAllow(chosen, this.d.pubUpdateGuard);
+    if (allowed.refused) requeue.push(PUB_REFUSED_RETRY_MS);
+    for (const delay of await inChunks(allowed.pods, (pod) => this.updatePod(cs, target, revisions, pod)))
       requeue.push(delay);
   }
 

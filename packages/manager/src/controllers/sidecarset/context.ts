@@ -2,6 +2,7 @@ import type { SidecarSet } from '@kruise/api';
 import type { EventType, KubeClient, Logger } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PubUpdateGuard } from '../../workload/pub/update-guard.ts';
 import type { NamespaceLabels } from '../../workload/sidecarset/index.ts';
 import type { ExpectationCheckLike, ResourceVersionExpectationsLike } from '../cloneset/context.ts';
 
@@ -24,6 +25,8 @@ export interface SidecarSetDeps {
   kruiseNamespace: string;
   updateExpectations: SidecarUpdateExpectations;
   resourceVersionExpectations: ResourceVersionExpectationsLike;
+  /** Asks a pod's PodUnavailableBudget before upgrading its sidecars (gate PodUnavailableBudgetUpdateGate). */
+  pubUpdateGuard?: PubUpdateGuard;
   now: () => number;
   log: Logger;
 }

@@ -15,6 +15,7 @@ import type { Namespace, Pod } from 'kubernetes-types/core/v1.js';
 import { trimmedNamespaces, trimmedPods } from '../../informers.ts';
 import { changed, requestOf, workloadChanged } from '../../workload/owner-events.ts';
 import { isPodReady } from '../../workload/pod-state.ts';
+import { pubUpdateGuard } from '../../workload/pub/update-guard.ts';
 import {
   isInjectedWith,
   podSidecarSetHash,
@@ -114,6 +115,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       kruiseNamespace,
       updateExpectations,
       resourceVersionExpectations: rv,
+      pubUpdateGuard: pubUpdateGuard(manager, flags.featureGates),
       now: Date.now,
       log: manager.log.child({ controller: NAME }),
     },

@@ -2,6 +2,7 @@ import type { SidecarSet } from '@kruise/api';
 import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
 import { isDigestImage as isDigest, sameImage } from '../../workload/image-equality.ts';
 import { podContainerStatuses, podContainers } from '../../workload/pod-containers.ts';
+import { isRunningAndReady } from '../../workload/pod-state.ts';
 import {
   hotUpgradeContainers,
   hotUpgradeNames,
@@ -70,14 +71,6 @@ export function isPodStateConsistent(sidecarSet: SidecarSet, pod: Pod, names?: S
   }
   if (allDigest) return true;
   return isSidecarUpdateCompleted(pod, [sidecarSet.metadata?.name ?? ''], sidecars);
-}
-
-/** Kubernetes' IsPodReady and Running (upstream's util.IsRunningAndReady). */
-export function isRunningAndReady(pod: Pod): boolean {
-  return (
-    pod.status?.phase === 'Running' &&
-    (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
-  );
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { inChunks } from '../../workload/in-chunks.ts';
 import { isPodActive } from '../../workload/pod-state.ts';
+import { PUB_REFUSED_RETRY_MS, podsBudgetsAllow } from '../../workload/pub/update-guard.ts';
 import { revisionStore } from '../../workload/revision/store.ts';
 import {
   hotUpgradeContainers,
@@ -116,8 +117,8 @@ export class SidecarSetReconciler {
       }
     }
     if (status.updatedPods >= status.matchedPods) return {};
-    await this.upgrade(current, pods, revisions.latest, log);
-    return {};
+    const refused = await this.upgrade(current, pods, revisions.latest, log);
+    return refused ? { requeueAfterMs: PUB_REFUSED_RETRY_MS } : {};
   }
 
   /** Registers the latest revision and truncates history (failures to truncate are logged). */
@@ -210,8 +211,16 @@ export class SidecarSetReconciler {
     });
   }
 
-  /** The next batch of in-place upgrades and the not-upgradable pods (upstream's updatePods). */
-  private async upgrade(sidecarSet: SidecarSet, pods: Pod[], latest: ControllerRevision, log: Logger) {
+  /**
+   * The next batch of in-place upgrades and the not-upgradable pods (upstream's updatePods);
+   * true when a PodUnavailableBudget held a pod of the batch back.
+   */
+  private async upgrade(
+    sidecarSet: SidecarSet,
+    pods: Pod[],
+    latest: ControllerRevision,
+    log: Logger,
+  ): Promise<boolean> {
     const name = sidecarSet.metadata?.name ?? '';
     const plan = nextUpgradePods(sidecarSet, pods);
     await inChunks(plan.notUpgradable, (p) =>
@@ -225,18 +234,21 @@ export class SidecarSetReconciler {
         `SidecarSet in-place update detected ${plan.notUpgradable.length} not upgradable pod(s) in this round, will skip them.`,
       );
     const hash = hashOf(sidecarSet);
+    // the pods' budgets first (upstream's pod webhook refuses the update instead), in upgrade order
+    const allowed = await podsBudgetsAllow(plan.upgrade, this.d.pubUpdateGuard);
     // upstream goes pod by pod; the pods do not depend on each other, so a chunk goes out together
-    await inChunks(plan.upgrade, async (p) => {
+    await inChunks(allowed.pods, async (p) => {
       await editPod(this.d.client, p, (fresh) =>
         applySidecarImages(sidecarSet, fresh, latest.metadata?.name ?? '', this.d.now()),
       );
       this.d.updateExpectations.expectUpdated(name, hash, p);
       await setUpgradableCondition(this.d.client, sidecarSet, p, true, this.d.now());
     });
-    if (plan.upgrade.length)
+    if (allowed.pods.length)
       log.info(
-        { sidecarset: name, pods: plan.upgrade.map((p) => p.metadata?.name) },
+        { sidecarset: name, pods: allowed.pods.map((p) => p.metadata?.name) },
         'sidecarset updated pods',
       );
+    return allowed.refused;
   }
 }

@@ -3,6 +3,7 @@ import type { EventType, KubeClient, Logger } from '@kruise/runtime';
 import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import type { KubeletContainerHash } from '../../workload/inplaceupdate/completion.ts';
+import type { PubUpdateGuard } from '../../workload/pub/update-guard.ts';
 import type { ResourceVersionExpectationsLike, ScaleExpectationsLike } from '../cloneset/context.ts';
 
 /** What the StatefulSet sync steps work with. */
@@ -20,6 +21,8 @@ export interface StatefulSetDeps {
   resourceVersionExpectations: ResourceVersionExpectationsLike;
   gates: { enabled(name: string): boolean };
   kubeletHash: KubeletContainerHash;
+  /** Asks a pod's PodUnavailableBudget before updating it (gate PodUnavailableBudgetUpdateGate). */
+  pubUpdateGuard?: PubUpdateGuard;
   now: () => number;
   log: Logger;
 }

@@ -26,6 +26,7 @@ import {
   requestOf,
   workloadChanged,
 } from '../../workload/owner-events.ts';
+import { pubUpdateGuard } from '../../workload/pub/update-guard.ts';
 import type { AddOptions } from '../add-options.ts';
 import { PVC_OWNED_BY_ASTS_ANNOTATION } from './claim-resize.ts';
 import { isMemberOf } from './identity.ts';
@@ -79,6 +80,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
       resourceVersionExpectations: rv,
       gates: flags.featureGates,
       kubeletHash: kubeletContainerHash,
+      pubUpdateGuard: pubUpdateGuard(manager, flags.featureGates),
       now: Date.now,
       log: manager.log.child({ controller: NAME }),
     },

@@ -1,6 +1,6 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { lifecycleState } from '../../workload/lifecycle/state.ts';
-import { podCondition } from '../../workload/pod-state.ts';
+import { isRunningAndReady, podCondition } from '../../workload/pod-state.ts';
 
 /** A pod the API server has stored (its phase is set). */
 export const isCreated = (pod: Pod) => (pod.status?.phase ?? '') !== '';
@@ -10,8 +10,7 @@ export const isSucceeded = (pod: Pod) => pod.status?.phase === 'Succeeded';
 export const isTerminating = (pod: Pod) => pod.metadata?.deletionTimestamp !== undefined;
 
 /** Running with a Ready condition that is True. */
-export const isRunningAndReady = (pod: Pod) =>
-  pod.status?.phase === 'Running' && podCondition(pod, 'Ready')?.status === 'True';
+export { isRunningAndReady };
 
 /** Whether the pod's lifecycle state is empty or Normal (a pod in any other state is not available). */
 const inNormalState = (pod: Pod) => {

@@ -5,6 +5,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { inChunks } from '../../workload/in-chunks.ts';
 import { podUpdateNotCompleted } from '../../workload/inplaceupdate/completion.ts';
 import { isSpecifiedDelete } from '../../workload/pod-state.ts';
+import { PUB_REFUSED_RETRY_MS, podsBudgetsAllow } from '../../workload/pub/update-guard.ts';
 import type { RequeueAfter } from '../cloneset/context.ts';
 import { claimsCompatible, claimsExpanded, claimsReady, expandClaims } from './claim-resize.ts';
 import type { StatefulSetDeps } from './context.ts';
@@ -72,7 +73,10 @@ export class RollingUpdate {
     const maxUnavailable = rollingMaxUnavailable(set);
     const unavailable = await this.unavailablePods(round);
     const specified = await this.specifiedDeletes(round, maxUnavailable, unavailable);
-    const chosen = await this.chooseTargets(round, maxUnavailable, unavailable, specified);
+    const targets = await this.chooseTargets(round, maxUnavailable, unavailable, specified);
+    const allowed = await podsBudgetsAllow(targets, this.d.pubUpdateGuard);
+    if (allowed.refused) round.requeue.push(PUB_REFUSED_RETRY_MS);
+    const chosen = allowed.pods;
     // the chosen pods' writes do not depend on each other: a chunk of pods at a time, as CloneSet's
     const outcomes = await inChunks(chosen, async (pod) => {
       const inPlace = await this.steps.inPlaceUpdatePod(set, pod, round.update, round.revisions);

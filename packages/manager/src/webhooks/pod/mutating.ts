@@ -4,6 +4,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { injectKruisePodReadyGate } from '../../workload/podreadiness/readiness-gate.ts';
 import { goDecodeError } from '../../workload/revision/go-encode.ts';
 import { BadPodError, injectLaunchPriority } from './launch-priority.ts';
+import { type RelatedPubLookups, stampRelatedPub } from './related-pub.ts';
 import { injectSidecarSets } from './sidecarset/inject.ts';
 import { NO_SIDECARSETS, type SidecarSetLookups } from './sidecarset/lookups.ts';
 
@@ -24,6 +25,8 @@ export interface PodWebhookDeps {
   random?: () => number;
   /** The time of the SidecarSet hash annotations. */
   now?: () => Date;
+  /** PodUnavailableBudgets and the workloads of pods (no related-pub step unless given). */
+  relatedPub?: RelatedPubLookups;
 }
 
 /**
@@ -48,8 +51,11 @@ export function podMutations(gates: FeatureGates, deps: PodWebhookDeps = {}): Po
         injectSidecarSets(pod, { lookups, gates, random, ...(deps.now ? { now: deps.now } : {}) }),
     },
     { name: 'ContainerLaunchPriority', mutate: (pod) => injectLaunchPriority(pod, random) },
-    // PodUnavailableBudget (gates PodUnavailableBudget*Gate), PersistentPodState,
-    // EnhancedLivenessProbe and PodProbeMarker on serverless go here, in that order.
+    ...(deps.relatedPub &&
+    (gates.enabled('PodUnavailableBudgetDeleteGate') || gates.enabled('PodUnavailableBudgetUpdateGate'))
+      ? [{ name: 'PodUnavailableBudget', mutate: (pod: Pod) => stampRelatedPub(pod, deps.relatedPub!) }]
+      : []),
+    // PersistentPodState, EnhancedLivenessProbe and PodProbeMarker on serverless go here, in that order.
   ];
 }
 

@@ -1,3 +1,4 @@
+import { jsonDeepEqual } from '@kruise/kube-compat';
 /**
  * The JSON Patch OpenKruise computes between two revisions (appscode/jsonpatch v1 semantics, which
  * decide what counts as an in-place change): objects key by key; arrays of scalars (or of flat
@@ -20,19 +21,6 @@ const kind = (v: unknown) => (v === null || v === undefined ? 'nil' : Array.isAr
 
 const escapeSegment = (key: string | number) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
 const join = (path: string, key: string | number) => `${path}/${escapeSegment(key)}`;
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (kind(a) !== kind(b)) return false;
-  if (Array.isArray(a))
-    return a.length === (b as unknown[]).length && a.every((v, i) => deepEqual(v, (b as unknown[])[i]));
-  if (isObject(a)) {
-    const bo = b as Record<string, unknown>;
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(bo).length && ka.every((k) => k in bo && deepEqual(a[k], bo[k]));
-  }
-  return false;
-}
 
 /** appscode's isSimpleArray: scalars, or (deciding at the first object) an object of scalars. */
 function isSimpleArray(a: Json[]): boolean {
@@ -66,7 +54,7 @@ function editDistance(s: Json[], t: Json[], path: string): PatchOperation[] {
   );
   for (let j = 1; j <= n; j++)
     for (let i = 1; i <= m; i++)
-      d[i]![j] = deepEqual(s[i - 1], t[j - 1])
+      d[i]![j] = jsonDeepEqual(s[i - 1], t[j - 1])
         ? d[i - 1]![j - 1]!
         : Math.min(d[i - 1]![j - 1]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j]! + 1);
   const out: PatchOperation[] = [];
