@@ -11,6 +11,7 @@ import * as imagelistpulljob from './controllers/imagelistpulljob/controller.ts'
 import * as imagepulljob from './controllers/imagepulljob/controller.ts';
 import * as nodeimage from './controllers/nodeimage/controller.ts';
 import * as podreadiness from './controllers/podreadiness/controller.ts';
+import * as podunavailablebudget from './controllers/podunavailablebudget/controller.ts';
 import * as sidecarset from './controllers/sidecarset/controller.ts';
 import * as sidecarterminator from './controllers/sidecarterminator/controller.ts';
 import * as statefulset from './controllers/statefulset/controller.ts';
@@ -32,6 +33,11 @@ const CONTROLLERS: { add: AddController; enabled(gates: FeatureGates): boolean }
   { add: advancedcronjob.add, enabled: () => true },
   { add: sidecarterminator.add, enabled: (g) => g.enabled('KruiseDaemon') && g.enabled('SidecarTerminator') },
   { add: sidecarset.add, enabled: () => true },
+  {
+    add: podunavailablebudget.add,
+    enabled: (g) =>
+      g.enabled('PodUnavailableBudgetDeleteGate') || g.enabled('PodUnavailableBudgetUpdateGate'),
+  },
 ];
 
 /** kruise-manager wired together: manager, webhooks and their certificates, the enabled controllers by name. */

@@ -58,7 +58,12 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     podsInNamespace: (ns) => pods.byIndex(NAMESPACE, ns) as unknown as Pod[],
     client: manager.client,
     event: (obj, type, reason, message) => {
-      const withKind = obj.kind ? obj : ({ ...(obj.spec?.containers ? { apiVersion: 'v1', kind: 'Pod' } : PUB_KIND), ...obj } as KubeObject);
+      const withKind = obj.kind
+        ? obj
+        : ({
+            ...(obj.spec?.containers ? { apiVersion: 'v1', kind: 'Pod' } : PUB_KIND),
+            ...obj,
+          } as KubeObject);
       recorder.event(withKind, type, reason, message);
     },
     kubeletHash: kubeletContainerHash,
