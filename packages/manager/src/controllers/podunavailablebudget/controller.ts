@@ -11,11 +11,7 @@ import {
 } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { trimmedPods } from '../../informers.ts';
-import {
-  cachedFinderSources,
-  newControllerFinder,
-  workloadInformers,
-} from '../../workload/controllerfinder/index.ts';
+import { cachedFinderSources, newControllerFinder } from '../../workload/controllerfinder/index.ts';
 import { managerBudgets } from '../../workload/pub/manager-budgets.ts';
 import type { AddOptions } from '../add-options.ts';
 import {
@@ -26,7 +22,8 @@ import {
   snapshotOf,
   TERMINATING_DELAY_MS,
 } from './event-handlers.ts';
-import { PUB_KIND, PubReconciler } from './reconcile.ts';
+import { PubReconciler } from './reconcile.ts';
+import { budgetWorkloads } from './workloads.ts';
 
 /** The controller's name (metrics, logs). */
 export const NAME = 'podunavailablebudget';
@@ -49,7 +46,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   const budgets = managerBudgets(manager);
   const pods = trimmedPods(manager) as unknown as Informer<KubeObject>;
   pods.addIndex(NAMESPACE, Indexers.namespace);
-  const workloads = workloadInformers(manager);
+  const workloads = budgetWorkloads(manager);
   const finder = newControllerFinder(cachedFinderSources(manager, flags.webhookServiceNamespace));
   const recorder = manager.eventRecorder('podunavailablebudget-controller');
   const reconciler = new PubReconciler({

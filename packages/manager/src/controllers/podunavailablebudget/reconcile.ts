@@ -20,6 +20,12 @@ import type { ManagerBudgets } from '../../workload/pub/manager-budgets.ts';
 import { budgetPods } from './pods.ts';
 import { countAvailable, currentRecords, nextStatus, type Records } from './status.ts';
 
+/** The budget's kind for events. */
+export const PUB_KIND = {
+  apiVersion: `${KruiseResources.PodUnavailableBudget.group}/v1alpha1`,
+  kind: 'PodUnavailableBudget',
+};
+
 /** What the PodUnavailableBudget reconciler works with. */
 export interface PubReconcilerDeps {
   budgets: ManagerBudgets;
@@ -34,7 +40,9 @@ export interface PubReconcilerDeps {
   log: Logger;
 }
 
-const asKube = (o: unknown) => o as KubeObject;
+/** A budget or a pod with its kind, as events name their object. */
+const asPub = (pub: PodUnavailableBudget) => ({ ...PUB_KIND, ...pub }) as KubeObject;
+const asPod = (pod: Pod) => ({ apiVersion: 'v1', kind: 'Pod', ...pod }) as KubeObject;
 
 /**
  * One PodUnavailableBudget brought up to date (upstream's podunavailablebudget-controller): its
@@ -61,7 +69,7 @@ export class PubReconciler {
       this.d.finder,
       this.d.podsInNamespace,
     );
-    if (!pods.length) this.d.event(asKube(pub), 'Normal', 'NoPods', 'No matching pods found');
+    if (!pods.length) this.d.event(asPub(pub), 'Normal', 'NoPods', 'No matching pods found');
     else await this.markRelatedPods(name, pods);
     let desired: number;
     try {
@@ -69,7 +77,7 @@ export class PubReconciler {
       desired = workloadsWantNone ? 0 : desiredAvailable(pub, expected);
     } catch (err) {
       this.d.event(
-        asKube(pub),
+        asPub(pub),
         'Warning',
         'CalculateExpectedPodCountFailed',
         `Failed to calculate the number of expected pods: ${(err as Error).message}`,
@@ -95,7 +103,7 @@ export class PubReconciler {
     });
     for (const pod of records?.notDeleted ?? [])
       this.d.event(
-        asKube(pod),
+        asPod(pod),
         'Warning',
         'NotDeleted',
         `Pod was expected by PUB ${namespace}/${name} to be deleted but it wasn't`,
@@ -118,8 +126,3 @@ export class PubReconciler {
   }
 }
 
-/** The budget's kind for events. */
-export const PUB_KIND = {
-  apiVersion: `${KruiseResources.PodUnavailableBudget.group}/v1alpha1`,
-  kind: 'PodUnavailableBudget',
-};
