@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { kubectlPath } from './kube-tools.ts';
 
 /** What a kubectl run printed and how it exited. */
@@ -22,4 +25,43 @@ export function kubectl(kubeconfig: string, args: string[], input?: string): Pro
     child.on('close', (status) => resolve({ stdout, stderr, status }));
     child.stdin.end(input ?? '');
   });
+}
+
+/** kubectl bound to one cluster's admin kubeconfig, kept in a scratch folder. */
+export interface KubectlSession {
+  kubeconfig: string;
+  /** Runs kubectl (never rejects). */
+  kubectl(args: string[], input?: string): Promise<KubectlResult>;
+  /** Runs kubectl and resolves with its stdout; rejects with its stderr when it fails. */
+  ok(args: string[], input?: string): Promise<string>;
+  /** Runs kubectl, which must fail, and resolves with its stderr, trimmed (what the user reads). */
+  refusal(args: string[], input?: string): Promise<string>;
+  /** Removes the scratch folder. */
+  dispose(): void;
+}
+
+/** A {@link KubectlSession} for a cluster that writes its admin kubeconfig (the embedded control plane). */
+export function kubectlSession(
+  cluster: { writeKubeconfig(path: string): void },
+  prefix = 'kubectl-',
+): KubectlSession {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const kubeconfig = join(dir, 'kubeconfig');
+  cluster.writeKubeconfig(kubeconfig);
+  const run = (args: string[], input?: string) => kubectl(kubeconfig, args, input);
+  return {
+    kubeconfig,
+    kubectl: run,
+    ok: async (args, input) => {
+      const r = await run(args, input);
+      if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    },
+    refusal: async (args, input) => {
+      const r = await run(args, input);
+      if (r.status === 0) throw new Error(`kubectl ${args.join(' ')} succeeded: ${r.stdout}`);
+      return r.stderr.trim();
+    },
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -6,6 +6,7 @@ import { DaemonSetSchema } from './schema/daemonset.ts';
 import { ImageListPullJobSchema } from './schema/imagelistpulljob.ts';
 import { ImagePullJobSchema } from './schema/imagepulljob.ts';
 import { NodeImageSchema } from './schema/nodeimage.ts';
+import { PodUnavailableBudgetSchema } from './schema/podunavailablebudget.ts';
 import { StatefulSetSchema } from './schema/statefulset.ts';
 
 type Schema = Record<string, any>;
@@ -24,6 +25,7 @@ const SCHEMAS: Record<string, Schema> = {
   DaemonSet: DaemonSetSchema,
   // The same schema at v1alpha1 and v1beta1.
   BroadcastJob: BroadcastJobSchema,
+  PodUnavailableBudget: PodUnavailableBudgetSchema,
 };
 
 const jsonType = (v: unknown) =>

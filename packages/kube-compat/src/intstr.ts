@@ -3,17 +3,31 @@
 /** A Kubernetes IntOrString as it appears in JSON. */
 export type IntOrString = number | string;
 
+/** Go's base-10 integer parsing with an optional sign, within `bits` bits (`fn` names it in errors). */
+function goParseBase10(text: string, bits: bigint, fn: string): number {
+  if (!/^[+-]?\d+$/.test(text))
+    throw new Error(`strconv.${fn}: parsing ${JSON.stringify(text)}: invalid syntax`);
+  const n = BigInt(text);
+  const limit = 2n ** (bits - 1n);
+  if (n >= limit || n < -limit)
+    throw new Error(`strconv.${fn}: parsing ${JSON.stringify(text)}: value out of range`);
+  return Number(n);
+}
+
 /**
  * Go's strconv.Atoi: a base-10 integer with an optional sign, in int64's range.
  * @throws Error with Go's words (`strconv.Atoi: parsing "x": invalid syntax` / `value out of range`).
  */
 export function goAtoi(text: string): number {
-  if (!/^[+-]?\d+$/.test(text))
-    throw new Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
-  const n = BigInt(text);
-  if (n >= 2n ** 63n || n < -(2n ** 63n))
-    throw new Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: value out of range`);
-  return Number(n);
+  return goParseBase10(text, 64n, 'Atoi');
+}
+
+/**
+ * Go's strconv.ParseInt(text, 10, 32): a base-10 integer with an optional sign, in int32's range.
+ * @throws Error with Go's words (`strconv.ParseInt: parsing "x": invalid syntax` / `value out of range`).
+ */
+export function goParseInt32(text: string): number {
+  return goParseBase10(text, 32n, 'ParseInt');
 }
 
 /**

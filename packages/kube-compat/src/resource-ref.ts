@@ -18,3 +18,21 @@ export function resourceRef(
 ): ResourceRef {
   return { group, version, plural, kind, namespaced };
 }
+
+/** An API group and version, as an object's `apiVersion` names them. */
+export interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+/**
+ * apimachinery's schema.ParseGroupVersion: `''` and `'/'` are the empty group and version, `v1` the
+ * core group, `apps/v1` a group and a version.
+ * @throws Error `unexpected GroupVersion string: <text>` for more than one `/`.
+ */
+export function parseGroupVersion(text: string): GroupVersion {
+  if (text === '' || text === '/') return { group: '', version: '' };
+  const parts = text.split('/');
+  if (parts.length > 2) throw new Error(`unexpected GroupVersion string: ${text}`);
+  return parts.length === 1 ? { group: '', version: text } : { group: parts[0]!, version: parts[1]! };
+}

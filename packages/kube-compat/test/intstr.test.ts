@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deprecatedIntPercentValue, goAtoi, intPercentValue } from '../src/intstr.ts';
+import { deprecatedIntPercentValue, goAtoi, goParseInt32, intPercentValue } from '../src/intstr.ts';
 
 describe('IntOrString parsers', () => {
   it('reads integers as Go’s strconv.Atoi does, with its errors', () => {
@@ -10,6 +10,17 @@ describe('IntOrString parsers', () => {
     expect(() => goAtoi('9223372036854775808')).toThrow(
       'strconv.Atoi: parsing "9223372036854775808": value out of range',
     );
+  });
+
+  it('reads int32s as Go’s strconv.ParseInt(text, 10, 32) does, with its errors', () => {
+    expect(goParseInt32('+2147483647')).toBe(2147483647);
+    expect(goParseInt32('-2147483648')).toBe(-2147483648);
+    expect(goParseInt32('007')).toBe(7);
+    expect(() => goParseInt32('2147483648')).toThrow(
+      'strconv.ParseInt: parsing "2147483648": value out of range',
+    );
+    expect(() => goParseInt32(' 1')).toThrow('strconv.ParseInt: parsing " 1": invalid syntax');
+    expect(() => goParseInt32('1_000')).toThrow('strconv.ParseInt: parsing "1_000": invalid syntax');
   });
 
   it('GetScaledValueFromIntOrPercent: percentages need their %', () => {

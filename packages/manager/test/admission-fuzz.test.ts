@@ -3,7 +3,8 @@ import type { AdmissionHandler, AdmissionResponse } from '@kruise/runtime';
 import fc from 'fast-check';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { webhookRoutes } from '../src/webhooks/paths.ts';
+import { type WebhookRoute, webhookRoutes } from '../src/webhooks/paths.ts';
+import { validatePodUnavailableBudget } from '../src/webhooks/podunavailablebudget/validating.ts';
 import { admissionRequest } from './admission-request.ts';
 
 /**
@@ -67,6 +68,15 @@ const routes = webhookRoutes(gates, {
     configuration: async () => ({
       data: { SidecarSet_PatchPodMetadata_WhiteList: '{"rules":[{"allowedAnnotationKeyExprs":["^a"]}]}' },
     }),
+  },
+  pubAdmission: {
+    budgets: async () => [
+      { metadata: { name: 'other' }, spec: { selector: { matchLabels: { app: 'a' } }, maxUnavailable: 1 } },
+      {
+        metadata: { name: 'ref' },
+        spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' } },
+      },
+    ],
   },
 });
 
@@ -667,6 +677,47 @@ const podObject = fc.record(
   { requiredKeys: [] },
 );
 
+const pubObject = fc.record({
+  metadata: fc.record(
+    {
+      name: fc.constantFrom('x', 'other', ''),
+      namespace: maybe(fc.constant('default')),
+      annotations: maybe(
+        fc.record(
+          {
+            'kruise.io/pub-protect-operations': maybe(
+              fc.constantFrom('DELETE,EVICT', '', 'UPDATE,x', 'RESIZE'),
+            ),
+            'pub.kruise.io/protect-total-replicas': maybe(fc.constantFrom('3', '-1', 'x', '2147483648')),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    },
+    { requiredKeys: ['name'] },
+  ),
+  spec: maybe(
+    fc.record(
+      {
+        selector: maybe(selector),
+        targetRef: maybe(
+          fc.record(
+            {
+              apiVersion: maybe(fc.constantFrom('apps/v1', 'apps/v1beta1', 'a/b/c', '', 'v1')),
+              kind: maybe(fc.constantFrom('Deployment', 'CloneSet', '')),
+              name: maybe(fc.constantFrom('web', '')),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+        maxUnavailable: maybe(intOrPercent),
+        minAvailable: maybe(intOrPercent),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
+});
+
 const objectOf = (spec: fc.Arbitrary<unknown>) =>
   fc.oneof(
     { weight: 8, arbitrary: fc.record({ metadata: fc.constant({ name: 'x', namespace: 'default' }), spec }) },
@@ -776,6 +827,11 @@ const objects: Record<string, fc.Arbitrary<unknown>> = {
   Ingress: protectedObject,
   CustomResourceDefinition: protectedObject,
   Pod: fc.oneof({ weight: 9, arbitrary: podObject }, { weight: 1, arbitrary: weird }),
+  PodUnavailableBudget: fc.oneof(
+    { weight: 8, arbitrary: pubObject },
+    { weight: 1, arbitrary: fc.record({ metadata: weird, spec: weird }) },
+    { weight: 1, arbitrary: weird },
+  ),
   StatefulSet: stored(statefulSetSpec),
   // cluster-scoped: no namespace
   SidecarSet: fc.oneof(

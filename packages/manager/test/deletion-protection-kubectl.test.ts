@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ControlPlane } from '@kruise/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { kubectl as runKubectl } from '../../../test/support/kubectl.ts';
+import { type KubectlSession, kubectlSession } from '../../../test/support/kubectl.ts';
 import type { ManagerApp } from '../src/index.ts';
 import { startEnv } from './env.ts';
 
@@ -19,18 +16,10 @@ const FORBIDDEN = `forbidden by ResourcesProtectionDeletion for ${LABEL}`;
 describe('deletion protection through kubectl (control plane, kruise-manager)', () => {
   let cp: ControlPlane;
   let app: ManagerApp;
-  let dir: string;
-  let kubeconfig: string;
-  const kubectl = (args: string[], input?: string) => runKubectl(kubeconfig, args, input);
-  const ok = async (args: string[], input?: string) => {
-    const r = await kubectl(args, input);
-    if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  let session: KubectlSession;
+  const ok = (args: string[], input?: string) => session.ok(args, input);
   const refused = async (args: string[], hook: string, message: string) => {
-    const r = await kubectl(args);
-    expect(r.status).not.toBe(0);
-    expect(r.stderr.trim()).toBe(
+    expect(await session.refusal(args)).toBe(
       `Error from server: admission webhook "${hook}" denied the request: ${message}`,
     );
   };
@@ -39,14 +28,12 @@ describe('deletion protection through kubectl (control plane, kruise-manager)', 
     ({ cp, app } = await startEnv([
       '--feature-gates=ImagePullJobGate=true,ResourcesDeletionProtection=true,DeletionProtectionForCRDCascadingGate=true',
     ]));
-    dir = mkdtempSync(join(tmpdir(), 'delprot-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    cp.writeKubeconfig(kubeconfig);
+    session = kubectlSession(cp, 'delprot-');
   });
   afterAll(async () => {
     await app?.stop();
     await cp?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    session?.dispose();
   });
 
   it('refuses deleting a Deployment labelled Always until the label goes', async () => {

@@ -21,7 +21,8 @@ export interface FieldError {
     | 'Forbidden'
     | 'Unsupported value'
     | 'Duplicate value'
-    | 'Not found';
+    | 'Not found'
+    | 'Internal error';
   field: string;
   value?: unknown;
   detail?: string;
@@ -39,7 +40,7 @@ function valueText(v: unknown): string {
 /** The error's text (field.Error.Error()). */
 export function fieldErrorText(e: FieldError): string {
   let body: string;
-  if (e.type === 'Required value' || e.type === 'Forbidden') body = e.type;
+  if (e.type === 'Required value' || e.type === 'Forbidden' || e.type === 'Internal error') body = e.type;
   else body = `${e.type}: ${valueText(e.value)}`;
   if (e.detail) body += `: ${e.detail}`;
   return `${e.field}: ${body}`;
@@ -71,6 +72,12 @@ export const duplicate = (field: string, value: unknown): FieldError => ({
   type: 'Duplicate value',
   field,
   value,
+});
+/** field.InternalError: the error's words after `Internal error` (no value shown). */
+export const internalError = (field: string, detail: string): FieldError => ({
+  type: 'Internal error',
+  field,
+  detail,
 });
 export const notFound = (field: string, value: unknown): FieldError => ({ type: 'Not found', field, value });
 export const notSupported = (field: string, value: unknown, supported: string[]): FieldError => ({

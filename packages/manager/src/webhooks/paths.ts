@@ -25,6 +25,11 @@ import { mutatePod } from './pod/mutating.ts';
 import type { RelatedPubLookups } from './pod/related-pub.ts';
 import { NO_SIDECARSETS, type SidecarSetLookups } from './pod/sidecarset/lookups.ts';
 import { type PodValidationDeps, validatePod } from './pod/validating.ts';
+import {
+  NO_PUB_LOOKUPS,
+  type PubAdmissionLookups,
+  validatePodUnavailableBudget,
+} from './podunavailablebudget/validating.ts';
 import { NO_SIDECARSET_LOOKUPS, type SidecarSetAdmissionLookups } from './sidecarset/lookups.ts';
 import { mutateSidecarSet } from './sidecarset/mutating.ts';
 import { validateSidecarSet } from './sidecarset/validating.ts';
@@ -80,6 +85,8 @@ export interface WebhookLookups {
   podValidation?: PodValidationDeps;
   /** Budgets and pods' workloads for the pod pipeline's related-pub step. */
   relatedPub?: RelatedPubLookups;
+  /** The other budgets of a namespace, from the API (PodUnavailableBudget admission). */
+  pubAdmission?: PubAdmissionLookups;
 }
 
 /**
@@ -250,6 +257,15 @@ export function webhookRoutes(gates: FeatureGates, lookups: WebhookLookups = {})
       handler: validateSidecarSet(gates, sidecarSetLookups),
     },
     ...(gates.enabled('PodWebhook') ? podRoutes(gates, sidecarSets, lookups) : []),
+    {
+      kind: 'PodUnavailableBudget',
+      plural: 'podunavailablebudgets',
+      mutating: false,
+      path: '/validate-policy-kruise-io-podunavailablebudget',
+      group: 'policy.kruise.io',
+      versions: ['v1alpha1'],
+      handler: validatePodUnavailableBudget(gates, lookups.pubAdmission ?? NO_PUB_LOOKUPS),
+    },
     ...deletionProtectionRoutes(gates, deletionLookups),
   ];
 }

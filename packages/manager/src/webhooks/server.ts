@@ -9,6 +9,7 @@ import { apiDeletionLookups } from './deletion-protection/api-lookups.ts';
 import { registerRoutes, webhookRoutes } from './paths.ts';
 import { pubWebhookLookups } from './pod/pub-lookups.ts';
 import { cachedSidecarSetLookups } from './pod/sidecarset/cached-lookups.ts';
+import { apiPubLookups } from './podunavailablebudget/validating.ts';
 import { apiSidecarSetLookups } from './sidecarset/api-lookups.ts';
 import { apiStorageClasses } from './statefulset/storage-classes.ts';
 
@@ -76,6 +77,7 @@ export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
       sidecarSets: cachedSidecarSetLookups(manager, flags.webhookServiceNamespace),
       sidecarSetAdmission: apiSidecarSetLookups(client, flags.webhookServiceNamespace),
       deletion: apiDeletionLookups(client),
+      pubAdmission: apiPubLookups(client),
       ...pubWebhookLookups(manager, flags),
     }),
   );

@@ -1,6 +1,6 @@
 import type { UpdatePriorityStrategy } from '@kruise/api';
 import { goAtoi, parseImageReference } from '@kruise/kube-compat';
-import { type FieldError, forbidden, invalid, required } from './field-errors.ts';
+import { type FieldError, forbidden, goLabelSelector, invalid, required } from './field-errors.ts';
 import { labelsErrors, labelValueErrors, qualifiedNameErrors } from './pod-template-validation.ts';
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -108,6 +108,24 @@ export function labelSelectorFieldErrors(selector: any, field: string): FieldErr
     for (const [j, v] of values.entries())
       for (const msg of labelValueErrors(String(v))) out.push(invalid(`${at}.values[${j}]`, v, msg));
   }
+  return out;
+}
+
+/**
+ * A selector as upstream's webhooks check the one that picks their pods: ValidateLabelSelector,
+ * then `emptyDetail` for a selector with no terms, then an Invalid value with no detail at
+ * `asSelectorField` when LabelSelectorAsSelector cannot read it.
+ */
+export function podSelectorErrors(
+  selector: any,
+  field: string,
+  emptyDetail: string,
+  asSelectorField = field,
+): FieldError[] {
+  const out = labelSelectorFieldErrors(selector, field);
+  if (Object.keys(selector.matchLabels ?? {}).length + (selector.matchExpressions?.length ?? 0) === 0)
+    out.push(invalid(field, goLabelSelector(selector), emptyDetail));
+  if (labelSelectorError(selector)) out.push(invalid(asSelectorField, goLabelSelector(selector), ''));
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectorsOverlap } from '../../src/webhooks/sidecarset/selectors.ts';
+import { selectorsOverlap } from '../../src/webhooks/selector-overlap.ts';
 import {
   defaulted,
   denial,

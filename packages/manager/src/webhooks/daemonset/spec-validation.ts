@@ -21,6 +21,7 @@ import {
   notSupported,
   required,
 } from '../field-errors.ts';
+import { notMoreThan100PercentErrors, PERCENT, positiveIntOrPercentErrors } from '../int-or-percent.ts';
 import { nameIsDnsSubdomain, objectMetaErrors } from '../object-meta-validation.ts';
 import { podTemplateErrors } from '../pod-template-validation.ts';
 import { labelSelectorError, labelSelectorFieldErrors } from '../validation.ts';
@@ -32,9 +33,6 @@ import type { DaemonSetVersion } from './versions.ts';
  * `rollingUpdate.rollingUpdate` in the paths of the rolling update type and partition.
  */
 
-const PERCENT = /^[0-9]+%$/;
-const PERCENT_MSG =
-  "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
 const ROLLING = 'spec.updateStrategy.rollingUpdate';
 
 const present = (v: unknown) => v !== undefined && v !== null;
@@ -44,18 +42,6 @@ function intOrPercentValue(v: IntOrString): number {
   if (typeof v === 'number') return v;
   if (PERCENT.test(v)) return Number(v.slice(0, -1));
   return /^[+-]?\d+$/.test(v) ? Number(v) : 0;
-}
-
-/** apps validation's ValidatePositiveIntOrPercent (which, despite its name, allows 0). */
-function positiveIntOrPercentErrors(v: IntOrString, field: string): FieldError[] {
-  if (typeof v === 'number') return nonNegative(field, v);
-  return PERCENT.test(v) ? [] : [invalid(field, goIntOrString(v), PERCENT_MSG)];
-}
-
-/** apps validation's IsNotMoreThan100Percent. */
-function notMoreThan100PercentErrors(v: IntOrString, field: string): FieldError[] {
-  if (typeof v !== 'string' || !PERCENT.test(v) || Number(v.slice(0, -1)) <= 100) return [];
-  return [invalid(field, goIntOrString(v), 'must not be greater than 100%')];
 }
 
 const TYPES: Record<DaemonSetVersion, string[]> = {

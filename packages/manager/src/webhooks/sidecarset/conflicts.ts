@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { SidecarSet } from '@kruise/api';
 import { type FieldError, invalid } from '../field-errors.ts';
-import { selectorsOverlap } from './selectors.ts';
+import { selectorsOverlap } from '../selector-overlap.ts';
 
 /**
  * Upstream's conflict checks between SidecarSets: on update, a container's upgradeType may not

@@ -2,7 +2,8 @@ import type { SidecarSet, SidecarSetSpec, SidecarSetUpdateStrategy } from '@krui
 import { SIDECARSET_CUSTOM_VERSION_LABEL } from '@kruise/api';
 import type { IntOrString } from '@kruise/kube-compat';
 import { isHotUpgrade, isNativeSidecar, SIDECARSET_NAME_LABEL } from '../../workload/sidecarset/index.ts';
-import { type FieldError, goIntOrString, invalid, nonNegative, required } from '../field-errors.ts';
+import { type FieldError, invalid, required } from '../field-errors.ts';
+import { positiveIntOrPercentErrors } from '../int-or-percent.ts';
 import { dashedNameErrors, objectMetaErrors } from '../object-meta-validation.ts';
 import { priorityStrategyError } from '../validation.ts';
 import { sidecarContainersErrors } from './containers.ts';
@@ -15,16 +16,6 @@ import { patchMetadataWhitelistError } from './whitelist.ts';
 
 /** validateSidecarSetName: alphanumerics and '-', at most 63 characters. */
 export const sidecarSetNameErrors = dashedNameErrors('sidecarset name');
-
-const PERCENT = /^[0-9]+%$/;
-const PERCENT_MSG =
-  "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
-
-/** apps validation's ValidatePositiveIntOrPercent. */
-function intOrPercentErrors(v: IntOrString, field: string): FieldError[] {
-  if (typeof v === 'number') return nonNegative(field, v);
-  return PERCENT.test(v) ? [] : [invalid(field, goIntOrString(v), PERCENT_MSG)];
-}
 
 /** `partition` counts as set when it is a string or a non-zero number (upstream's intStrIsSet). */
 const intStrIsSet = (v: IntOrString | undefined | null) =>
@@ -52,9 +43,9 @@ function updateStrategyErrors(s: SidecarSetUpdateStrategy): FieldError[] {
     );
   if (s.selector) out.push(...sidecarSetSelectorErrors(s.selector, `${field}.selector`));
   if (s.partition !== undefined && s.partition !== null)
-    out.push(...intOrPercentErrors(s.partition, `${field}.partition`));
+    out.push(...positiveIntOrPercentErrors(s.partition, `${field}.partition`));
   if (s.maxUnavailable !== undefined && s.maxUnavailable !== null)
-    out.push(...intOrPercentErrors(s.maxUnavailable, `${field}.maxUnavailable`));
+    out.push(...positiveIntOrPercentErrors(s.maxUnavailable, `${field}.maxUnavailable`));
   const priority = priorityStrategyError(s.priorityStrategy);
   if (priority) out.push(required(`${field}.priorityStrategy`, priority));
   const scatter = scatterStrategyError(s.scatterStrategy ?? []);

@@ -1,6 +1,6 @@
 import type { FeatureGates } from '@kruise/api';
 import { type AdmissionHandler, allowed, denied } from '@kruise/runtime';
-import { aggregate } from '../field-errors.ts';
+import { aggregate, internalError } from '../field-errors.ts';
 import { containerUpdateErrors, sidecarSetConflictErrors } from './conflicts.ts';
 import type { SidecarSetAdmissionLookups } from './lookups.ts';
 import { sidecarSetErrors } from './spec-validation.ts';
@@ -32,7 +32,8 @@ export function validateSidecarSet(
       others = await lookups.sidecarSets();
     } catch (err) {
       // (upstream's InternalError at the empty path)
-      return denied(500, `: Internal error: query other sidecarsets failed, err: ${(err as Error).message}`);
+      const detail = `query other sidecarsets failed, err: ${(err as Error).message}`;
+      return denied(500, aggregate([internalError('', detail)]));
     }
     const conflicts = sidecarSetConflictErrors(set, others);
     return conflicts.length ? denied(500, aggregate(conflicts)) : allowed();

@@ -17,6 +17,7 @@ import {
   notSupported,
   required,
 } from '../field-errors.ts';
+import { positiveIntOrPercentErrors } from '../int-or-percent.ts';
 import { nameIsDnsLabel, objectMetaErrors } from '../object-meta-validation.ts';
 import { podTemplateMetadataErrors } from '../pod-template-validation.ts';
 import { labelSelectorError, labelSelectorFieldErrors, priorityStrategyError } from '../validation.ts';
@@ -31,9 +32,6 @@ import { goReadinessGates, goReserveOrdinals, goRollingUpdate, goUpdateStrategy 
 export const MAX_MIN_READY_SECONDS = 300;
 
 const RESERVE_RANGE = /^\d+-\d+$/;
-const PERCENT = /^[0-9]+%$/;
-const PERCENT_MSG =
-  "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
 
 function podManagementPolicyErrors(spec: StatefulSetSpec): FieldError[] {
   const policy = spec.podManagementPolicy ?? '';
@@ -71,12 +69,7 @@ function reserveOrdinalsErrors(spec: StatefulSetSpec): FieldError[] {
 
 /** Upstream's validateMaxUnavailableField (rolling update and scale strategy alike). */
 function maxUnavailableErrors(value: IntOrString, spec: StatefulSetSpec, field: string): FieldError[] {
-  const out: FieldError[] =
-    typeof value === 'string'
-      ? PERCENT.test(value)
-        ? []
-        : [invalid(field, goIntOrString(value), PERCENT_MSG)]
-      : nonNegative(field, value);
+  const out = positiveIntOrPercentErrors(value, field);
   try {
     const n = deprecatedIntPercentValue(value, 1, true);
     if (n < 1) out.push(invalid(field, n, 'should not be less than 1'));
