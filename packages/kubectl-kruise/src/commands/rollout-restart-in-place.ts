@@ -16,7 +16,7 @@ export const IN_PLACE_RESTART_FLAGS: readonly FlagSpec[] = [
     name: 'in-place',
     type: 'bool',
     usage:
-      "Restart every pod's containers in place with ContainerRecreateRequests (pods keep their UID, IP and volumes), never more at once than the workload's maxUnavailable and the PodDisruptionBudgets selecting its pods allow. A re-run resumes an interrupted restart.",
+      "Restart every pod's containers in place with ContainerRecreateRequests (pods keep their UID, IP and volumes), never more at once than the workload's maxUnavailable, the PodDisruptionBudgets selecting its pods and the PodUnavailableBudgets covering them allow (each pod takes one disruption out of its PodUnavailableBudget). A re-run resumes an interrupted restart.",
   },
   {
     name: 'reason',

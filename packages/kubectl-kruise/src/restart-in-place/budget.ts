@@ -8,15 +8,24 @@ export interface PodState {
 }
 
 /**
- * A limit on how many pods may be unavailable at once: the workload's maxUnavailable, or a
- * PodDisruptionBudget. `minAvailable` of the pods in `covers` must stay available.
+ * A limit on how many pods may be unavailable at once: the workload's maxUnavailable, a
+ * PodDisruptionBudget or a PodUnavailableBudget. `minAvailable` of the pods in `covers` must stay
+ * available.
  */
 export interface AvailabilityLimit {
-  /** Names the limit in messages: `maxUnavailable 1 of cloneset/web`, `poddisruptionbudget/web-pdb`. */
+  /**
+   * Names the limit in messages: `maxUnavailable 1 of cloneset/web`, `poddisruptionbudget/web-pdb`,
+   * `podunavailablebudget/web-pub`.
+   */
   source: string;
   /** Pods the limit counts (every pod it selects, of this workload or not). */
   covers: Set<string>;
   minAvailable: number;
+  /**
+   * Pods this limit counts as unavailable whatever their readiness (a PodUnavailableBudget's
+   * recorded pods, and pods labelled `unavailable-pod.kruise.io/*`).
+   */
+  unavailable?: Set<string>;
 }
 
 /**

@@ -23,14 +23,16 @@ export interface BatchPlan {
 /**
  * The next batch: pending pods, in order, whose restart keeps every limit — at most
  * `maxUnavailable` restarts at once, and for each limit that covers the pod, at least
- * `minAvailable` of its pods healthy once the pod goes down (a pod that is not available does
- * not lower the count; a restart under way counts as down until the pod is Ready again).
+ * `minAvailable` of its pods healthy once the pod goes down (a pod that is not available, or that
+ * the limit counts as unavailable, does not lower the count; a restart under way counts as down
+ * until the pod is Ready again).
  * Pure: the caller passes in what it observed.
  */
 export function nextBatch(s: RestartSnapshot): BatchPlan {
   const inFlight = new Set(s.inFlight);
-  const healthy = (name: string) => !inFlight.has(name) && s.pods.get(name)?.available === true;
-  const healthyCount = new Map(s.limits.map((l) => [l, [...l.covers].filter(healthy).length]));
+  const healthy = (l: AvailabilityLimit, name: string) =>
+    !inFlight.has(name) && s.pods.get(name)?.available === true && !l.unavailable?.has(name);
+  const healthyCount = new Map(s.limits.map((l) => [l, [...l.covers].filter((n) => healthy(l, n)).length]));
   const start: string[] = [];
   let blockedBy: string | undefined;
   for (const name of s.pending) {
@@ -39,14 +41,14 @@ export function nextBatch(s: RestartSnapshot): BatchPlan {
       blockedBy ??= `maxUnavailable ${s.maxUnavailable}`;
       break;
     }
-    const up = healthy(name);
-    const covering = s.limits.filter((l) => l.covers.has(name));
-    const limit = up ? covering.find((l) => healthyCount.get(l)! - 1 < l.minAvailable) : undefined;
+    // the limits this pod's restart costs: those that count it healthy now
+    const costs = s.limits.filter((l) => l.covers.has(name) && healthy(l, name));
+    const limit = costs.find((l) => healthyCount.get(l)! - 1 < l.minAvailable);
     if (limit) {
       blockedBy ??= limit.source;
       continue;
     }
-    if (up) for (const l of covering) healthyCount.set(l, healthyCount.get(l)! - 1);
+    for (const l of costs) healthyCount.set(l, healthyCount.get(l)! - 1);
     inFlight.add(name);
     start.push(name);
   }

@@ -8,9 +8,10 @@ import type { KubeClient, KubeObject } from '@kruise/runtime/kube/client';
 import { Resources } from '@kruise/runtime/kube/resources';
 import { crrOutcome } from '../crr/defaults.ts';
 import type { PodState } from './budget.ts';
-import { budgetLimits } from './limits.ts';
+import { availabilityLimits } from './limits.ts';
 import { nextBatch, restartOrder } from './plan.ts';
 import { type CrrTiming, markPodRestarted, startPodRestart } from './pod-restart.ts';
+import { pubAdmission } from './pub-take.ts';
 import {
   newRestartId,
   POD_RESTARTED_ANNOTATION,
@@ -23,7 +24,7 @@ import {
 import { ownedActivePods, podAvailable, type RestartableKind } from './workload.ts';
 
 /** The calls a restart makes. */
-export type RestartClient = Pick<KubeClient, 'get' | 'listAll' | 'create' | 'mergePatch'>;
+export type RestartClient = Pick<KubeClient, 'get' | 'listAll' | 'create' | 'mergePatch' | 'updateStatus'>;
 
 /** One in-place restart of a workload's pods. */
 export interface RestartOptions {
@@ -52,8 +53,11 @@ export class RestartError extends Error {}
 
 /**
  * Restarts every container of every pod of a workload in place, with one ContainerRecreateRequest
- * per pod, never more pods down at once than the workload's maxUnavailable and the
- * PodDisruptionBudgets that select its pods allow (pods already not Ready count). A pod is done
+ * per pod, never more pods down at once than the workload's maxUnavailable, the
+ * PodDisruptionBudgets that select its pods and the PodUnavailableBudgets that cover them allow
+ * (pods already not Ready count). Before a pod covered by a PodUnavailableBudget starts, one
+ * disruption is taken out of that budget for it, as kruise-manager's webhook does for an in-place
+ * update, so other disruptions see the restart; a refusal holds the pod back. A pod is done
  * when its request completed with every container Succeeded and the pod is available again; it
  * is then annotated, and a re-run (of a restart not yet completed on the workload) skips it.
  * Pods created after the restart began are new already and are left alone.
@@ -80,6 +84,7 @@ export async function restartInPlace(client: RestartClient, o: RestartOptions): 
   }
   let total: number | undefined;
   let waitingFor: string | undefined;
+  const admission = pubAdmission(client, o.namespace, { now, out: o.out });
   for (;;) {
     workload = await client.get(o.resource, o.namespace, o.name);
     const pods = ownedActivePods(
@@ -138,7 +143,7 @@ export async function restartInPlace(client: RestartClient, o: RestartOptions): 
       available: podAvailable(p, minReady, t),
     }));
     const replicas = o.kind.replicas(workload);
-    const { limits, others } = await budgetLimits(client, o.namespace, pods, replicas);
+    const { limits, others, budgetOf } = await availabilityLimits(client, o.namespace, pods, replicas);
     limits.unshift({
       source: `maxUnavailable ${maxUnavailable} of ${what}`,
       covers: new Set(states.map((s) => s.name)),
@@ -152,11 +157,19 @@ export async function restartInPlace(client: RestartClient, o: RestartOptions): 
       maxUnavailable,
       limits,
     });
+    let started = 0;
+    let refusedBy: string | undefined;
     for (const name of plan.start) {
+      const admitted = await admission.admit(byName.get(name)!, budgetOf.get(name));
+      if (!admitted.start) {
+        refusedBy ??= admitted.blockedBy;
+        continue;
+      }
       const crr = await startPodRestart(client, byName.get(name)!, record, o.timing);
+      started++;
       o.out(`pod/${name} restarting in place (containerrecreaterequest/${crr.metadata?.name})`);
     }
-    const blocked = !plan.start.length && !inFlight.size ? plan.blockedBy : undefined;
+    const blocked = !started && !inFlight.size ? (refusedBy ?? plan.blockedBy) : undefined;
     if (blocked && blocked !== waitingFor) o.out(`waiting: ${blocked} allows no more unavailable pods`);
     waitingFor = blocked;
     await sleep(o.pollMs ?? 1000, undefined, o.signal ? { signal: o.signal } : undefined);

@@ -76,6 +76,27 @@ describe('nextBatch', () => {
     expect(nextBatch(s).start).toEqual(['c', 'd']);
   });
 
+  it('counts the pods a limit marks unavailable as down for that limit only', () => {
+    const s = snapshot({ pods: pods('a+ b+ c+'), maxUnavailable: 3 });
+    const pub: AvailabilityLimit = {
+      source: 'podunavailablebudget/p',
+      covers: new Set(['a', 'b', 'c']),
+      minAvailable: 2,
+      unavailable: new Set(['a']),
+    };
+    s.limits.push(pub);
+    // a is Ready but recorded by the budget: b would leave one of its pods available
+    s.pending = ['b', 'c'];
+    expect(nextBatch(s)).toEqual({ start: [], blockedBy: 'podunavailablebudget/p' });
+    // restarting a costs the budget nothing; the workload's limit still counts it
+    s.pending = ['a', 'b', 'c'];
+    expect(nextBatch(s)).toEqual({ start: ['a'] });
+    pub.unavailable = new Set();
+    expect(nextBatch(s)).toEqual({ start: ['a'] });
+    pub.minAvailable = 1;
+    expect(nextBatch(s)).toEqual({ start: ['a', 'b'] });
+  });
+
   it('reports nothing blocked when every pending pod is under way', () => {
     const s = snapshot({ pods: pods('a+ b+'), pending: ['a'], inFlight: new Set(['a']) });
     expect(nextBatch(s)).toEqual({ start: [] });

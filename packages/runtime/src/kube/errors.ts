@@ -47,3 +47,5 @@ export const isNotFound = (err: unknown): err is NotFoundError => err instanceof
 export const isConflict = (err: unknown): err is ConflictError => err instanceof ConflictError;
 /** Whether an error is AlreadyExists. */
 export const isAlreadyExists = (err: unknown): err is AlreadyExistsError => err instanceof AlreadyExistsError;
+/** Whether an error is a 403 Forbidden (RBAC or an admission refusal). */
+export const isForbidden = (err: unknown): err is ForbiddenError => err instanceof ForbiddenError;
