@@ -22,6 +22,7 @@ export * from './intstr.ts';
 export * from './kubelet-hash.ts';
 export * from './kubelet-labels.ts';
 export * from './label-selector.ts';
+export * from './label-selector-parse.ts';
 export * from './node-affinity.ts';
 export * from './node-fit.ts';
 export * from './pod-requests.ts';
