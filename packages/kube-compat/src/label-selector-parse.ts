@@ -36,7 +36,9 @@ function splitTerms(text: string): string[] {
 
 function checkKey(key: string, whole: string): void {
   if (!KEY.test(key))
-    throw new LabelSelectorSyntaxError(`unable to parse requirement: invalid label key "${key}" in "${whole}"`);
+    throw new LabelSelectorSyntaxError(
+      `unable to parse requirement: invalid label key "${key}" in "${whole}"`,
+    );
 }
 
 function checkValue(value: string): void {

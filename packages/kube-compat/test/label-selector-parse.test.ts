@@ -61,9 +61,9 @@ describe('parseToLabelSelector (metav1.ParseToLabelSelector)', () => {
 
 describe('parseLabelRequirements', () => {
   it('keeps the operators of the string', () => {
-    expect(parseLabelRequirements('a=1,b!=2,c in (x),d notin (y),e,!f,g>3,h<4').map((r) => r.operator)).toEqual(
-      ['=', '!=', 'in', 'notin', 'exists', '!', 'gt', 'lt'],
-    );
+    expect(
+      parseLabelRequirements('a=1,b!=2,c in (x),d notin (y),e,!f,g>3,h<4').map((r) => r.operator),
+    ).toEqual(['=', '!=', 'in', 'notin', 'exists', '!', 'gt', 'lt']);
     expect(parseLabelRequirements(undefined)).toEqual([]);
   });
 
