@@ -37,12 +37,13 @@ describe('parseToLabelSelector (metav1.ParseToLabelSelector)', () => {
       ],
     };
     const parsed = parseToLabelSelector(labelSelectorString(original));
-    for (const labels of [
+    const cases: Record<string, string>[] = [
       { app: 'web', 'example.com/team': 'a', tier: 'front' },
       { app: 'web', 'example.com/team': 'a', tier: 'front', canary: 'y' },
       { app: 'web', 'example.com/team': 'b', tier: 'back' },
       { app: 'web', 'example.com/team': 'a', tier: 'side' },
-    ])
+    ];
+    for (const labels of cases)
       expect(labelSelectorMatches(parsed, labels)).toBe(labelSelectorMatches(original, labels));
   });
 

@@ -5,11 +5,12 @@ import type { ResourceRef } from './resources.ts';
 /** No resource of the kind is served at the group/version (apimachinery's NoKindMatchError). */
 export class NoKindMatchError extends Error {
   override readonly name = 'NoKindMatchError';
-  constructor(
-    readonly apiVersion: string,
-    readonly kind: string,
-  ) {
+  readonly apiVersion: string;
+  readonly kind: string;
+  constructor(apiVersion: string, kind: string) {
     super(`no matches for kind "${kind}" in version "${apiVersion}"`);
+    this.apiVersion = apiVersion;
+    this.kind = kind;
   }
 }
 
@@ -35,8 +36,11 @@ export function splitApiVersion(apiVersion: string): { group: string; version: s
  */
 export class RestMapper {
   private readonly lists = new Map<string, Promise<ApiResource[]>>();
+  private readonly client: Pick<KubeClient, 'request'>;
 
-  constructor(private readonly client: Pick<KubeClient, 'request'>) {}
+  constructor(client: Pick<KubeClient, 'request'>) {
+    this.client = client;
+  }
 
   /**
    * The resource serving `kind` at `apiVersion`.
