@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { trimNamespace } from '../../src/informers.ts';
-import { synced } from '../../src/webhooks/pod/sidecarset/cached-lookups.ts';
+import { synced } from '../../src/workload/cache-sync.ts';
 
 describe('the SidecarSet step’s caches', () => {
   it('wait for an informer’s first list, and refuse once it has not listed in time', async () => {
