@@ -80,7 +80,14 @@ describe('scaleAndSelectorForRef: built-in and Kruise workloads', () => {
   });
 
   it('gives a ReplicaSet whose Deployment is gone as an object of unknown scale (upstream’s last step)', async () => {
-    const rs = await find(world(), { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'orphaned' });
+    // ReplicaSets have a scale subresource, but upstream asks it of no built-in or Kruise kind
+    const w = world();
+    w.scales!.push({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      scale: { metadata: { name: 'orphaned', namespace: 'ns', uid: 'uid-orphaned' }, spec: { replicas: 1 } },
+    });
+    const rs = await find(w, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'orphaned' });
     expect(rs).toMatchObject({ kind: 'ReplicaSet', uid: 'uid-orphaned', scale: REPLICAS_UNKNOWN });
   });
 
