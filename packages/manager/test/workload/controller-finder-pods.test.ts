@@ -127,6 +127,13 @@ describe('podsForRef', () => {
     expect(names(found.pods)).toEqual(['loose-1']);
   });
 
+  it('takes every pod of the namespace for such a kind whose scale has no selector, as upstream', async () => {
+    const w = world();
+    delete w.scales![0]!.scale.status!.selector;
+    const found = await podsFor(w, 'example.com/v1', 'Widget', 'w');
+    expect(found.pods.length).toBe(Object.values(pods).filter((p) => p.metadata?.namespace === 'ns').length);
+  });
+
   it('uses only the owned pods of such a kind when it owns some', async () => {
     const found = await podsFor(world([podOf('w-1', widget)]), 'example.com/v1', 'Widget', 'w');
     expect(names(found.pods)).toEqual(['w-1']);
