@@ -106,6 +106,15 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule(['apps.kruise.io'], ['sidecarsets'], WATCH),
   rule(['apps.kruise.io'], ['sidecarsets/status'], ['update']),
   rule([''], ['namespaces'], WATCH),
+  // Controller finder (workload/controllerfinder: PodUnavailableBudget, WorkloadSpread,
+  // UnitedDeployment, PersistentPodState): the workloads a pod's controller reference or a
+  // targetRef names, from caches (CloneSets and Advanced StatefulSets: watched above); any other
+  // kind through its scale subresource, else the object itself (its uid and metadata), read
+  // uncached; the kruise-configuration whitelist (configmaps get above).
+  rule(['apps'], ['deployments', 'replicasets', 'statefulsets'], WATCH),
+  rule([''], ['replicationcontrollers'], WATCH),
+  rule(['*'], ['*/scale'], ['get']),
+  rule(['*'], ['*'], ['get']),
   // Certificate manager: caBundle into kruise's two webhook configurations.
   rule(
     ['admissionregistration.k8s.io'],

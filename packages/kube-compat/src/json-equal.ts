@@ -10,5 +10,8 @@ export function jsonDeepEqual(a: unknown, b: unknown): boolean {
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
   const ka = Object.keys(ao);
-  return ka.length === Object.keys(bo).length && ka.every((k) => Object.hasOwn(bo, k) && jsonDeepEqual(ao[k], bo[k]));
+  return (
+    ka.length === Object.keys(bo).length &&
+    ka.every((k) => Object.hasOwn(bo, k) && jsonDeepEqual(ao[k], bo[k]))
+  );
 }

@@ -2,6 +2,7 @@ import type { ControlPlane } from '@kruise/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { type KubectlSession, kubectlSession } from '../../../test/support/kubectl.ts';
+import { widgetCrd } from '../../../test/support/widget-crd.ts';
 import type { ManagerApp } from '../src/index.ts';
 import { startEnv } from './env.ts';
 
@@ -90,24 +91,7 @@ describe('deletion protection through kubectl (control plane, kruise-manager)', 
   });
 
   it('refuses deleting a Cascading CRD while it has a custom resource', async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.example.com', labels: { [LABEL]: 'Cascading' } },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    };
+    const crd = widgetCrd({ labels: { [LABEL]: 'Cascading' } });
     await ok(['create', '-f', '-'], stringify(crd));
     await ok(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s']);
     const widget = {

@@ -17,6 +17,15 @@ import {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
+/** Installs the Kruise CRDs of deploy/crds. */
+export async function installCrds(client: KubeClient): Promise<void> {
+  for (const file of readdirSync(join(root, 'deploy/crds'))) {
+    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
+    });
+  }
+}
+
 /** A control plane with the Kruise CRDs, the namespaces and webhook configurations of deploy/, and kruise-manager running. */
 export async function startEnv(
   flags: string[] = [],
@@ -24,11 +33,7 @@ export async function startEnv(
 ): Promise<{ cp: ControlPlane; client: KubeClient; app: ManagerApp }> {
   const cp = await ControlPlane.start({ bookmarkIntervalMs: 2000 });
   const client = KubeClient.fromString(cp.kubeconfig());
-  for (const file of readdirSync(join(root, 'deploy/crds'))) {
-    await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      body: parse(readFileSync(join(root, 'deploy/crds', file), 'utf8')),
-    });
-  }
+  await installCrds(client);
   await client.create(Resources.Namespace, {
     metadata: { name: 'kruise-system', labels: { 'control-plane': 'controller-manager' } },
   });

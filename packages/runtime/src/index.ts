@@ -25,6 +25,7 @@ export { withConnectionReuse } from './kube/connection-reuse.ts';
 export * from './kube/errors.ts';
 export * from './kube/kubeconfig.ts';
 export * from './kube/resources.ts';
+export * from './kube/rest-mapper.ts';
 export * from './kube/retry.ts';
 export * from './leader/leader-election.ts';
 export * from './log/logger.ts';

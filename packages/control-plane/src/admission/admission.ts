@@ -42,7 +42,8 @@ export function targetOf(store: Store, webhook: any): WebhookTarget {
       ports.find((p) => typeof servicePort?.targetPort === 'number' && p.port === servicePort.targetPort) ??
       (ports.length === 1 ? ports[0] : undefined);
     if (!match) continue;
-    for (const address of subset.addresses ?? []) if (address?.ip) ready.push({ host: address.ip, port: match.port });
+    for (const address of subset.addresses ?? [])
+      if (address?.ip) ready.push({ host: address.ip, port: match.port });
   }
   if (ready.length) {
     // Each call goes to one ready endpoint in turn, as the Service's virtual IP spreads connections.

@@ -8,6 +8,7 @@ import { EVENT_RESOURCES } from './builtins/events.ts';
 import { NETWORKING_RESOURCES } from './builtins/networking.ts';
 import { POLICY_RESOURCES } from './builtins/policy.ts';
 import { RBAC_RESOURCES } from './builtins/rbac.ts';
+import { REPLICATION_CONTROLLER_RESOURCES } from './builtins/replication-controllers.ts';
 import { CORE_STORAGE_RESOURCES, STORAGE_RESOURCES } from './builtins/storage.ts';
 import { type ResourceType, resourceKey } from './types.ts';
 
@@ -15,6 +16,7 @@ import { type ResourceType, resourceKey } from './types.ts';
 const BUILTIN_RESOURCES: ResourceType[] = [
   ...CORE_RESOURCES,
   ...CORE_STORAGE_RESOURCES,
+  ...REPLICATION_CONTROLLER_RESOURCES,
   ...EVENT_RESOURCES,
   ...APPS_RESOURCES,
   ...BATCH_RESOURCES,

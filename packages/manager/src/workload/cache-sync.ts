@@ -1,10 +1,11 @@
 import type { Informer, KubeObject } from '@kruise/runtime';
 
-/** How long a request waits for a cache's first list before it is refused. */
-const SYNC_WAIT_MS = 10_000;
+/** How long a read waits for a cache's first list before it fails. */
+export const SYNC_WAIT_MS = 10_000;
 
 /**
- * The informer once it has listed (the webhook serves before the manager's caches sync).
+ * Resolves once the informer has listed (webhooks serve, and shared libraries are called, before
+ * the manager's caches sync): a cache that has not listed yet would answer "not found".
  * @throws Error `caches not synced` when it has not listed within `waitMs`.
  */
 export async function synced<T extends KubeObject>(

@@ -23,6 +23,15 @@ export const TEMPLATE_COLUMNS = [
   ),
 ];
 
+/** DESIRED, CURRENT, READY, AGE and the template's columns: what kubectl prints of a ReplicaSet or a ReplicationController. */
+export const REPLICA_COUNT_COLUMNS = [
+  column('Desired', (o) => o.spec?.replicas ?? 1, 'integer'),
+  column('Current', (o) => n(o.status?.replicas), 'integer'),
+  column('Ready', (o) => n(o.status?.readyReplicas), 'integer'),
+  AGE_COLUMN,
+  ...TEMPLATE_COLUMNS,
+];
+
 /** The defaults of a workload's pod template (the pod spec's). */
 export function defaultTemplate(o: KubeObject): void {
   const template = o.spec?.template;
@@ -116,11 +125,7 @@ export const WORKLOAD_SET_RESOURCES: ResourceType[] = [
     subresources: ['scale'],
     tracksGeneration: true,
     columns: [
-      column('Desired', (o) => o.spec?.replicas ?? 1, 'integer'),
-      column('Current', (o) => n(o.status?.replicas), 'integer'),
-      column('Ready', (o) => n(o.status?.readyReplicas), 'integer'),
-      AGE_COLUMN,
-      ...TEMPLATE_COLUMNS,
+      ...REPLICA_COUNT_COLUMNS,
       wideColumn('Selector', (o) => (o.spec?.selector ? selectorMatchesToString(o.spec.selector) : '')),
     ],
     defaults: (o) => {

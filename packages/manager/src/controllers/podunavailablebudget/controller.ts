@@ -54,15 +54,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     finder,
     podsInNamespace: (ns) => pods.byIndex(NAMESPACE, ns) as unknown as Pod[],
     client: manager.client,
-    event: (obj, type, reason, message) => {
-      const withKind = obj.kind
-        ? obj
-        : ({
-            ...(obj.spec?.containers ? { apiVersion: 'v1', kind: 'Pod' } : PUB_KIND),
-            ...obj,
-          } as KubeObject);
-      recorder.event(withKind, type, reason, message);
-    },
+    event: (obj, type, reason, message) => recorder.event(obj, type, reason, message),
     kubeletHash: kubeletContainerHash,
     now: Date.now,
     log: manager.log.child({ controller: NAME }),

@@ -1,7 +1,6 @@
 import { KruiseResources, type SidecarSet } from '@kruise/api';
-import { isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
-import { KRUISE_CONFIGURATION_NAME } from '../../workload/sidecarset/index.ts';
+import { type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { readKruiseConfiguration } from '../../workload/configuration/index.ts';
 import type { RevisionRecord, SidecarSetAdmissionLookups } from './lookups.ts';
 
 /**
@@ -23,17 +22,6 @@ export function apiSidecarSetLookups(client: KubeClient, namespace: string): Sid
             .join(','),
         })
       ).items,
-    configuration: async () => {
-      try {
-        return await client.get<ConfigMap & KubeObject>(
-          Resources.ConfigMap,
-          namespace,
-          KRUISE_CONFIGURATION_NAME,
-        );
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
+    configuration: () => readKruiseConfiguration(client, namespace),
   };
 }

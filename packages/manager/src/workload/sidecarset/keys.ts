@@ -22,8 +22,6 @@ export const SIDECARSET_VERSION_ALT_ENV = 'SIDECARSET_VERSION_ALT';
 export const SIDECARSET_UPGRADABLE_CONDITION = 'SidecarSetUpgradable';
 /** The `kruise-configuration` key holding the patchPodMetadata whitelist. */
 export const SIDECARSET_PATCH_METADATA_WHITELIST_KEY = 'SidecarSet_PatchPodMetadata_WhiteList';
-/** The ConfigMap (in the Kruise namespace) holding Kruise's configuration. */
-export const KRUISE_CONFIGURATION_NAME = 'kruise-configuration';
 
 /** The pod annotation recording the version of hot-upgrade copy `container` (`mesh-1`). */
 export const versionAnnotation = (container: string): string => `version.sidecarset.kruise.io/${container}`;

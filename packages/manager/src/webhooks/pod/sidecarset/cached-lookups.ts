@@ -1,5 +1,5 @@
 import { KruiseResources, type SidecarSet } from '@kruise/api';
-import { type Informer, type KubeObject, type Manager, Resources } from '@kruise/runtime';
+import { type KubeObject, type Manager, Resources } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import { trimmedNamespaces } from '../../../informers.ts';
 import { synced } from '../../../workload/cache-sync.ts';

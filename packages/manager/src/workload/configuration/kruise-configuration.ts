@@ -1,0 +1,26 @@
+import { isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+
+/** The ConfigMap (in the Kruise namespace) holding Kruise's configuration: whitelists by key. */
+export const KRUISE_CONFIGURATION_NAME = 'kruise-configuration';
+
+/**
+ * The `kruise-configuration` ConfigMap of the Kruise namespace, read from the API (upstream reads
+ * it at each use); undefined when there is none.
+ * @throws the API's error for anything but NotFound.
+ */
+export async function readKruiseConfiguration(
+  client: KubeClient,
+  kruiseNamespace: string,
+): Promise<ConfigMap | undefined> {
+  try {
+    return await client.get<ConfigMap & KubeObject>(
+      Resources.ConfigMap,
+      kruiseNamespace,
+      KRUISE_CONFIGURATION_NAME,
+    );
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
