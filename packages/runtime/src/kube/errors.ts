@@ -47,3 +47,13 @@ export const isNotFound = (err: unknown): err is NotFoundError => err instanceof
 export const isConflict = (err: unknown): err is ConflictError => err instanceof ConflictError;
 /** Whether an error is AlreadyExists. */
 export const isAlreadyExists = (err: unknown): err is AlreadyExistsError => err instanceof AlreadyExistsError;
+
+/** What a read resolves with, or undefined when the API answers 404 (controller-runtime's IgnoreNotFound). */
+export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
