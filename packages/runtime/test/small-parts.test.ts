@@ -1,7 +1,14 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ProbeServer } from '../src/http/probe-server.ts';
-import { createLogger, objectKey, parseListenAddress, splitKey } from '../src/index.ts';
+import {
+  createLogger,
+  errorFor,
+  objectKey,
+  parseListenAddress,
+  splitKey,
+  unlessNotFound,
+} from '../src/index.ts';
 
 describe('logger', () => {
   it('writes JSON lines with a constant message, lower-case keys and the level as a word', () => {
@@ -52,6 +59,14 @@ describe('small helpers', () => {
     expect(parseListenAddress('127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
     expect(parseListenAddress('0')).toBeUndefined();
     expect(() => parseListenAddress(':http')).toThrow('invalid listen address ":http"');
+  });
+
+  it('reads a 404 as nothing and passes other failures on', async () => {
+    expect(await unlessNotFound(Promise.resolve(1))).toBe(1);
+    expect(await unlessNotFound(Promise.reject(errorFor(404, { reason: 'NotFound' })))).toBeUndefined();
+    await expect(unlessNotFound(Promise.reject(errorFor(403, { message: 'forbidden' })))).rejects.toThrow(
+      'forbidden',
+    );
   });
 });
 

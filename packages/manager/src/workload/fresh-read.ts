@@ -1,5 +1,5 @@
 import type { ResourceRef } from '@kruise/kube-compat';
-import { isNotFound, type KubeClient } from '@kruise/runtime';
+import { type KubeClient, type KubeObject, unlessNotFound } from '@kruise/runtime';
 
 /**
  * A fresh read of a workload from the API, not the cache (what a controller checks before it adopts
@@ -9,12 +9,6 @@ export function freshRead<T>(
   client: KubeClient,
   resource: ResourceRef,
 ): (obj: { metadata?: { namespace?: string; name?: string } }) => Promise<T | undefined> {
-  return async (obj) => {
-    try {
-      return (await client.get(resource, obj.metadata?.namespace, obj.metadata?.name ?? '')) as T;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  };
+  return (obj) =>
+    unlessNotFound(client.get<T & KubeObject>(resource, obj.metadata?.namespace, obj.metadata?.name ?? ''));
 }

@@ -49,3 +49,13 @@ export const isConflict = (err: unknown): err is ConflictError => err instanceof
 export const isAlreadyExists = (err: unknown): err is AlreadyExistsError => err instanceof AlreadyExistsError;
 /** Whether an error is a 403 Forbidden (RBAC or an admission refusal). */
 export const isForbidden = (err: unknown): err is ForbiddenError => err instanceof ForbiddenError;
+
+/** What a read resolves with, or undefined when the API answers 404 (controller-runtime's IgnoreNotFound). */
+export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}

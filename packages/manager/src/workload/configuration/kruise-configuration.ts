@@ -1,4 +1,4 @@
-import { isNotFound, type KubeClient, type KubeObject, Resources } from '@kruise/runtime';
+import { type KubeClient, type KubeObject, Resources, unlessNotFound } from '@kruise/runtime';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 
 /** The ConfigMap (in the Kruise namespace) holding Kruise's configuration: whitelists by key. */
@@ -9,18 +9,11 @@ export const KRUISE_CONFIGURATION_NAME = 'kruise-configuration';
  * it at each use); undefined when there is none.
  * @throws the API's error for anything but NotFound.
  */
-export async function readKruiseConfiguration(
+export function readKruiseConfiguration(
   client: KubeClient,
   kruiseNamespace: string,
 ): Promise<ConfigMap | undefined> {
-  try {
-    return await client.get<ConfigMap & KubeObject>(
-      Resources.ConfigMap,
-      kruiseNamespace,
-      KRUISE_CONFIGURATION_NAME,
-    );
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return unlessNotFound(
+    client.get<ConfigMap & KubeObject>(Resources.ConfigMap, kruiseNamespace, KRUISE_CONFIGURATION_NAME),
+  );
 }

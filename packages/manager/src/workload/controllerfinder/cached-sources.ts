@@ -3,11 +3,11 @@ import { labelSelectorMatches } from '@kruise/kube-compat';
 import {
   Indexers,
   type Informer,
-  isNotFound,
   type KubeObject,
   type Manager,
   objectPath,
   RestMapper,
+  unlessNotFound,
 } from '@kruise/runtime';
 import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
@@ -26,16 +26,6 @@ import {
 
 const OWNER_UID = 'ownerUid';
 const NAMESPACE = 'namespace';
-
-/** undefined for a NotFound, the API's error otherwise. */
-async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
-  try {
-    return await read;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
 
 /**
  * Sources backed by kruise-manager's shared informers — CloneSets and Advanced StatefulSets as
