@@ -17,6 +17,7 @@ import type { ControllerFinder } from '../../workload/controllerfinder/index.ts'
 import { inChunks } from '../../workload/in-chunks.ts';
 import type { KubeletContainerHash } from '../../workload/inplaceupdate/completion.ts';
 import type { ManagerBudgets } from '../../workload/pub/manager-budgets.ts';
+import { isPubPodAvailable } from '../../workload/pub/pod-availability.ts';
 import { budgetPods } from './pods.ts';
 import { countAvailable, currentRecords, nextStatus, type Records } from './status.ts';
 
@@ -86,7 +87,7 @@ export class PubReconciler {
     }
     let records: Records | undefined;
     await this.d.budgets.keeper.change(namespace, name, (copy) => {
-      records = currentRecords(pods, copy.status, now);
+      records = currentRecords(pods, copy.status, now, (p) => isPubPodAvailable(p, this.d.kubeletHash));
       const currentAvailable = countAvailable(pods, records, this.d.kubeletHash);
       const status = nextStatus(
         copy,

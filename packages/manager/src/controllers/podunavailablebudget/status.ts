@@ -20,15 +20,26 @@ export interface Records {
   notDeleted: Pod[];
 }
 
+/** When the pod last became Ready (ms), if it is Ready. */
+function readySince(pod: Pod): number | undefined {
+  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  return ready?.status === 'True' && ready.lastTransitionTime
+    ? Date.parse(ready.lastTransitionTime)
+    : undefined;
+}
+
 /**
  * Keeps the records of the budget's active pods that have not run out (upstream's
  * buildDisruptedAndUnavailablePods): a disrupted pod 20 s after it was allowed, an updated one
- * after 10 s. Records of pods that are gone or inactive are dropped.
+ * after 10 s — or, beyond upstream, as soon as the updated pod is available again and became Ready
+ * after it was recorded (its in-place update took it down and it is back), so an update the
+ * budget paces goes on as fast as pods come back. Records of pods gone or inactive are dropped.
  */
 export function currentRecords(
   pods: Pod[],
   status: PodUnavailableBudgetStatus | undefined,
   now: number,
+  isAvailable: (pod: Pod) => boolean = () => false,
 ): Records {
   const out: Records = { disruptedPods: {}, unavailablePods: {}, notDeleted: [] };
   const disrupted = status?.disruptedPods ?? {};
@@ -48,8 +59,10 @@ export function currentRecords(
       }
     }
     if (Object.hasOwn(unavailable, name)) {
-      const expires = Date.parse(unavailable[name]!) + UPDATE_RECHECK_MS;
-      if (expires >= now) {
+      const recorded = Date.parse(unavailable[name]!);
+      const expires = recorded + UPDATE_RECHECK_MS;
+      const back = (readySince(pod) ?? Number.NEGATIVE_INFINITY) > recorded && isAvailable(pod);
+      if (expires >= now && !back) {
         out.unavailablePods[name] = unavailable[name]!;
         soonest(expires);
       }
