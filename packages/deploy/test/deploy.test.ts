@@ -82,6 +82,10 @@ describe('deploy/ (the cluster install)', () => {
       '/validate-apps-kruise-io-broadcastjob',
       '/validate-apps-kruise-io-advancedcronjob',
       '/validate-apps-kruise-io-sidecarset',
+      // the pod webhooks vpod and vpodeviction (one path, as upstream), PodUnavailableBudget's
+      '/validate-pod',
+      '/validate-pod',
+      '/validate-policy-kruise-io-podunavailablebudget',
       // deletion protection's, for kinds Kruise does not own
       '/validate-apps-deployment',
       '/validate-apps-replicaset',
@@ -95,6 +99,18 @@ describe('deploy/ (the cluster install)', () => {
       expect.arrayContaining(['mcloneset.kb.io', 'mpod.kb.io']),
     );
     const byName = (list: any[], name: string) => list.find((w) => w.name === name);
+    expect(byName(validating.webhooks, 'vpod.kb.io').rules[0]).toMatchObject({
+      resources: ['pods'],
+      operations: ['UPDATE', 'DELETE'],
+    });
+    expect(byName(validating.webhooks, 'vpodeviction.kb.io').rules[0]).toMatchObject({
+      resources: ['pods/eviction'],
+      operations: ['CREATE'],
+    });
+    for (const name of ['mpod.kb.io', 'vpod.kb.io', 'vpodeviction.kb.io'])
+      expect(byName([...mutating.webhooks, ...validating.webhooks], name).namespaceSelector).toEqual({
+        matchExpressions: [{ key: 'control-plane', operator: 'DoesNotExist' }],
+      });
     expect(byName(validating.webhooks, 'vcloneset.kb.io').rules[0].operations).toEqual([
       'CREATE',
       'UPDATE',

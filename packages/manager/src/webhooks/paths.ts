@@ -312,6 +312,8 @@ function podRoutes(
       mutating: false,
       name: 'vpod.kb.io',
       path: '/validate-pod',
+      // as mpod: kruise-manager's own namespace is left out, so its pods can always be replaced
+      skipNamespacesLabelled: 'control-plane',
       group: '',
       versions: ['v1'],
       operations: ['UPDATE', 'DELETE'],
@@ -323,6 +325,8 @@ function podRoutes(
       mutating: false,
       name: 'vpodeviction.kb.io',
       path: '/validate-pod',
+      // as mpod: kruise-manager's own namespace is left out, so its pods can always be replaced
+      skipNamespacesLabelled: 'control-plane',
       group: '',
       versions: ['v1'],
       operations: ['CREATE'],
