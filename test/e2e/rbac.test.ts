@@ -17,6 +17,7 @@ import { repoRoot } from '@kruise/stack/repo-root';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { injectedPod, stampedSidecarSet } from '../support/sidecarset.ts';
+import { widgetCrd } from '../support/widget-crd.ts';
 import { assertNoSecretInLogs, LOOP, until } from './env.ts';
 
 /**
@@ -104,13 +105,20 @@ const waitFor = <T>(check: () => Promise<T | undefined> | T | undefined, timeout
 const get = (r: typeof KruiseResources.ImagePullJob, ns: string | undefined, name: string) =>
   admin.get(r, ns, name).catch(() => undefined);
 
+/** Whether a rule's resource names an audited one, as RBAC matches them (a star, or star/scale). */
+function resourceMatches(granted: string, r: AuditRecord): boolean {
+  const full = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+  if (granted === '*') return !r.subresource;
+  if (granted.startsWith('*/')) return r.subresource === granted.slice(2);
+  return full === granted;
+}
+
 /** Whether an audit record is a use of `verb` on `resource` granted by `rule` (namespace-scoped for Roles). */
 function uses(r: AuditRecord, rule: PolicyRule, resource: string, verb: string, namespace?: string): boolean {
-  const full = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
   return (
     r.verb === verb &&
-    rule.apiGroups.includes(r.group) &&
-    full === resource &&
+    (rule.apiGroups.includes(r.group) || rule.apiGroups.includes('*')) &&
+    resourceMatches(resource, r) &&
     (!namespace || r.namespace === namespace) &&
     (!rule.resourceNames || rule.resourceNames.includes(r.name))
   );
@@ -897,6 +905,123 @@ describe('RBAC of deploy/ (manager and daemon on ServiceAccount tokens)', () => 
     await admin.delete(Resources.Pod, 'rbac-protected-2', 'rbac-protected-pod', { gracePeriodSeconds: 0 });
     await admin.delete(Resources.Namespace, undefined, 'rbac-protected-2');
   });
+
+  it('runs a PodUnavailableBudget scenario (budgets, their status, marked pods, workloads through the controller finder)', async () => {
+    const pub = KruiseResources.PodUnavailableBudget;
+    await admin.create(KruiseResources.CloneSet, {
+      metadata: { name: 'rbac-pub', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'rbac-pub' } },
+        template: {
+          metadata: { labels: { app: 'rbac-pub' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }],
+          },
+        },
+      },
+    });
+    const ready = async () =>
+      (await admin.list(Resources.Pod, { namespace: 'default', labelSelector: 'app=rbac-pub' })).items.filter(
+        (p) =>
+          !p.metadata?.deletionTimestamp &&
+          p.status?.conditions?.some(
+            (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
+          ),
+      );
+    await waitFor(async () => ((await ready()).length === 2 ? true : undefined), 60_000);
+    // created after its pods: the controller marks them (pods patch) and counts them (status update)
+    await admin.create(pub, {
+      metadata: { name: 'rbac-pub', namespace: 'default' },
+      spec: {
+        targetRef: { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'rbac-pub' },
+        maxUnavailable: 1,
+      },
+    });
+    await waitFor(async () =>
+      (await get(pub, 'default', 'rbac-pub'))?.status?.unavailableAllowed === 1 ? true : undefined,
+    );
+    const [first, second] = (await ready()).map((p) => p.metadata!.name!);
+    await waitFor(async () =>
+      (await admin.get(Resources.Pod, 'default', second!)).metadata?.annotations?.[
+        'kruise.io/related-pub'
+      ] === 'rbac-pub'
+        ? true
+        : undefined,
+    );
+    await admin.delete(Resources.Pod, 'default', first!);
+    const refused = await admin.delete(Resources.Pod, 'default', second!).catch((e) => e);
+    expect(refused.message).toContain('podunavailablebudget.policy.kruise.io "rbac-pub" is forbidden');
+    // a kind the finder reads through its scale subresource, and one it reads as an object
+    await admin.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: widgetCrd({
+        group: 'rbac.example.com',
+        subresources: {
+          scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+        },
+      }),
+    });
+    await waitFor(() =>
+      admin
+        .request('GET', '/apis/rbac.example.com/v1/namespaces/default/widgets')
+        .then(() => true)
+        .catch(() => undefined),
+    );
+    await admin.request('POST', '/apis/rbac.example.com/v1/namespaces/default/widgets', {
+      body: {
+        apiVersion: 'rbac.example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'w' },
+        spec: { replicas: 3 },
+      },
+    });
+    await admin.create(pub, {
+      metadata: { name: 'rbac-pub-widget', namespace: 'default' },
+      spec: { targetRef: { apiVersion: 'rbac.example.com/v1', kind: 'Widget', name: 'w' }, minAvailable: 1 },
+    });
+    await waitFor(async () =>
+      (await get(pub, 'default', 'rbac-pub-widget'))?.status?.totalReplicas === 3 ? true : undefined,
+    );
+    const owner = await admin.create(Resources.ConfigMap, {
+      metadata: { name: 'rbac-pub-owner', namespace: 'default' },
+    });
+    await admin.create(pub, {
+      metadata: { name: 'rbac-pub-owned', namespace: 'default' },
+      spec: { selector: { matchLabels: { app: 'rbac-pub-owned' } }, minAvailable: 1 },
+    });
+    await admin.create(Resources.Pod, {
+      metadata: {
+        name: 'rbac-pub-owned',
+        namespace: 'default',
+        labels: { app: 'rbac-pub-owned' },
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'rbac-pub-owner',
+            uid: owner.metadata!.uid!,
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'app', image: `${registry()}/busybox:v1`, command: LOOP }],
+      },
+    });
+    await waitFor(async () =>
+      (await admin.get(Resources.Pod, 'default', 'rbac-pub-owned')).metadata?.annotations?.[
+        'kruise.io/related-pub'
+      ] === 'rbac-pub-owned'
+        ? true
+        : undefined,
+    );
+    await admin.delete(KruiseResources.CloneSet, 'default', 'rbac-pub');
+    for (const name of ['rbac-pub', 'rbac-pub-widget', 'rbac-pub-owned'])
+      await admin.delete(pub, 'default', name);
+    await admin.delete(Resources.Pod, 'default', 'rbac-pub-owned', { gracePeriodSeconds: 0 });
+  }, 120_000);
 
   it('denied no request of the manager or the daemon', () => {
     const denied = cp.audit.list((r) => (r.user === MANAGER || r.user === DAEMON) && r.code === 403);

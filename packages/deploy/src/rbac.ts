@@ -115,6 +115,12 @@ export const MANAGER_CLUSTER_RULES: PolicyRule[] = [
   rule([''], ['replicationcontrollers'], WATCH),
   rule(['*'], ['*/scale'], ['get']),
   rule(['*'], ['*'], ['get']),
+  // PodUnavailableBudgets: the pod webhooks (every replica) and the controller read them from a
+  // cache; each allowed disruption and the controller's counts are written to their status (the
+  // webhook re-reads one after a conflicting write); the PUB webhook lists a namespace's budgets;
+  // the controller marks covered pods kruise.io/related-pub (pod patch above).
+  rule(['policy.kruise.io'], ['podunavailablebudgets'], [...WATCH, 'get']),
+  rule(['policy.kruise.io'], ['podunavailablebudgets/status'], ['update']),
   // Certificate manager: caBundle into kruise's two webhook configurations.
   rule(
     ['admissionregistration.k8s.io'],
@@ -168,6 +174,12 @@ export interface JustifiedGrant {
 
 /** Grants kept although the scenarios do not use them (the RBAC test accepts exactly these). */
 export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
+  {
+    role: 'kruise-manager-role',
+    resource: 'podunavailablebudgets',
+    verb: 'get',
+    why: 'a pod webhook reads a budget fresh after its status write conflicted with another writer (a second replica, or the controller at the same moment)',
+  },
   {
     role: 'kruise-manager-role',
     resource: 'nodes',

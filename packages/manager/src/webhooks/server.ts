@@ -28,7 +28,7 @@ export interface Webhooks {
  */
 export function addWebhooks(manager: Manager, flags: ManagerOptions): Webhooks {
   const { client, log } = manager;
-  const server = new WebhookServer({ logger: log });
+  const server = new WebhookServer({ logger: log, metrics: manager.metrics });
   const certs = new CertManager(client, {
     namespace: flags.webhookServiceNamespace,
     serviceName: flags.webhookServiceName,

@@ -102,6 +102,25 @@ export class Metrics {
     labelNames: ['name', 'controller'],
     registers: [this.registry],
   });
+  readonly webhookRequests = new Counter({
+    name: 'controller_runtime_webhook_requests_total',
+    help: 'Total number of admission requests by HTTP status code.',
+    labelNames: ['webhook', 'code'],
+    registers: [this.registry],
+  });
+  readonly webhookLatency = new Histogram({
+    name: 'controller_runtime_webhook_latency_seconds',
+    help: 'Histogram of the latency of processing admission requests',
+    labelNames: ['webhook'],
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly webhookInFlight = new Gauge({
+    name: 'controller_runtime_webhook_requests_in_flight',
+    help: 'Current number of admission requests being served.',
+    labelNames: ['webhook'],
+    registers: [this.registry],
+  });
   readonly leaderStatus = new Gauge({
     name: 'leader_election_master_status',
     help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',

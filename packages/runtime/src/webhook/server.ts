@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Logger, silentLogger } from '../log/logger.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import type { AdmissionHandler, AdmissionRequest } from './admission.ts';
 import type { ConversionHandler, ConversionRequest } from './conversion.ts';
 
@@ -55,8 +56,12 @@ export class WebhookServer {
   /** Requests answered, by path, for tests and metrics. */
   readonly served = new Map<string, number>();
 
-  constructor(options: { logger?: Logger } = {}) {
+  private readonly metrics: Metrics | undefined;
+
+  /** `metrics`: where controller-runtime's webhook metrics go (requests by code, latency, in flight), by path. */
+  constructor(options: { logger?: Logger; metrics?: Metrics } = {}) {
     this.log = (options.logger ?? silentLogger).child({ server: 'webhook' });
+    this.metrics = options.metrics;
   }
 
   /** Registers an admission handler at a path. */
@@ -87,8 +92,16 @@ export class WebhookServer {
   /** Starts serving with a certificate; resolves with the bound port. */
   async listen(host: string, port: number, certificate: ServingCertificate): Promise<number> {
     this.server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+      const started = process.hrtime.bigint();
+      const asked = (req.url ?? '/').split('?')[0]!;
+      // a path no handler serves is counted as one label, whatever was asked
+      const webhook = this.routes.has(asked) ? asked : 'unknown';
+      this.metrics?.webhookInFlight.inc({ webhook });
       const reply = (code: number, body: unknown) => {
         if (res.headersSent) return;
+        this.metrics?.webhookInFlight.dec({ webhook });
+        this.metrics?.webhookRequests.inc({ webhook, code: String(code) });
+        this.metrics?.webhookLatency.observe({ webhook }, Number(process.hrtime.bigint() - started) / 1e9);
         const text = JSON.stringify(body);
         res.writeHead(code, {
           'content-type': 'application/json',
