@@ -57,9 +57,13 @@ export async function applyManifests(client: KubeClient, objects: any[]): Promis
   }
 }
 
-/** Points `kruise-webhook-service` at a webhook server on 127.0.0.1 (there is no kube-proxy here). */
-export async function pointWebhookService(client: KubeClient, port: number): Promise<void> {
-  const subsets = [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }];
+/**
+ * Points `kruise-webhook-service` at webhook servers on 127.0.0.1 (there is no kube-proxy here):
+ * one port, or one per kruise-manager replica (the API server then spreads its calls over them).
+ */
+export async function pointWebhookService(client: KubeClient, port: number | number[]): Promise<void> {
+  const ports = Array.isArray(port) ? port : [port];
+  const subsets = ports.map((p) => ({ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: p }] }));
   try {
     await client.create(Resources.Endpoints, {
       metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },

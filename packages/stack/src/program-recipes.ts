@@ -37,15 +37,16 @@ export function spawnManager(
   );
 }
 
-/** Starts kruise-manager with its webhooks on a free loopback port; resolves once they serve. */
+/** Starts kruise-manager with its webhooks and metrics on free loopback ports; resolves once they serve. */
 export async function startManagerProcess(
   kubeconfig: string,
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
-): Promise<{ program: Program; webhookPort: number }> {
+): Promise<{ program: Program; webhookPort: number; metricsPort: number }> {
   const program = spawnManager(kubeconfig, extraArgs, env);
   const m = await readyOrStop(program, MANAGER_READY);
-  return { program, webhookPort: Number(m[1]) };
+  const metrics = /"metricsport":(\d+)/.exec(program.output());
+  return { program, webhookPort: Number(m[1]), metricsPort: Number(metrics?.[1] ?? 0) };
 }
 
 /** The signature both node programs start with: kubeconfig, node name, CRI endpoint, extra flags. */
