@@ -9,6 +9,7 @@ import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-boo
 import type { Program } from '@kruise/stack/program';
 import { startManagerProcess } from '@kruise/stack/program-recipes';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { watchAvailability } from '../support/availability-watch.ts';
 import { kubectl } from '../support/kubectl.ts';
 import { startTestNodes, type TestNodes } from '../support/local-nodes.ts';
 import { eventually } from '../support/poll.ts';
@@ -201,37 +202,42 @@ describe('PodUnavailableBudget on real nodes, two kruise-manager replicas', () =
     await client.create(KruiseResources.CloneSet, cloneSet('crowd', 50));
     await client.create(PUB, budget('crowd', 5));
     const clients = [0, 1, 2, 3].map(() => KubeClient.fromString(cp.kubeconfig()));
+    const watch = await watchAvailability(client, 'default', 'app=crowd', 50);
     for (let round = 1; round <= 5; round++) {
       await settled('crowd', 50, 5, 180_000);
       const pods = (await podsOf('crowd')).map((p) => p.metadata!.name!);
-      let answers: PromiseSettledResult<unknown>[] = [];
-      const most = await mostUnavailable('crowd', 50, async () => {
-        answers = await Promise.allSettled(
-          Array.from({ length: 200 }, (_, i) => {
-            const who = clients[i % clients.length]!;
-            const pod = pods[i % pods.length]!;
-            return i % 2
-              ? who.delete(Resources.Pod, 'default', pod, { gracePeriodSeconds: 1 })
-              : who.request('POST', `/api/v1/namespaces/default/pods/${pod}/eviction`, {
-                  body: {
-                    apiVersion: 'policy/v1',
-                    kind: 'Eviction',
-                    metadata: { name: pod, namespace: 'default' },
-                  },
-                });
-          }),
-        );
-        // the replacements come up before the sampling ends
-        await settled('crowd', 50, 5, 180_000);
-      });
-      // the pods actually taken down this round: those of before that are gone now
-      const now = new Set((await podsOf('crowd')).map((p) => p.metadata!.name!));
-      const gone = pods.filter((name) => !now.has(name));
-      expect(gone.length, `round ${round}`).toBeLessThanOrEqual(5);
-      expect(gone.length, `round ${round}`).toBeGreaterThan(0);
-      expect(answers.filter((a) => a.status === 'rejected').length, `round ${round}`).toBeGreaterThan(150);
-      expect(most, `round ${round}`).toBeLessThanOrEqual(5);
+      watch.reset();
+      const answers = await Promise.allSettled(
+        Array.from({ length: 200 }, (_, i) => {
+          const who = clients[i % clients.length]!;
+          const pod = pods[i % pods.length]!;
+          return i % 2
+            ? who.delete(Resources.Pod, 'default', pod, { gracePeriodSeconds: 1 })
+            : who.request('POST', `/api/v1/namespaces/default/pods/${pod}/eviction`, {
+                body: {
+                  apiVersion: 'policy/v1',
+                  kind: 'Eviction',
+                  metadata: { name: pod, namespace: 'default' },
+                },
+              });
+        }),
+      );
+      await settled('crowd', 50, 5, 180_000);
+      // every pod change the API server made, in order: never more than 5 of 50 down at once
+      expect(watch.most, `round ${round}`).toBeLessThanOrEqual(5);
+      expect(watch.most, `round ${round}`).toBeGreaterThan(0);
+      const refused = answers
+        .filter((a): a is PromiseRejectedResult => a.status === 'rejected')
+        .map((a) => String(a.reason?.message));
+      const byBudget = refused.filter(
+        (m) => m === refusal('vpod.kb.io', 'crowd') || m === refusal('vpodeviction.kb.io', 'crowd'),
+      );
+      expect(byBudget.length, `round ${round}`).toBeGreaterThan(100);
+      expect(refused.filter((m) => !byBudget.includes(m) && !/^pods "crowd-\w+" not found$/.test(m))).toEqual(
+        [],
+      );
     }
+    await watch.stop();
     // both replicas served the pod webhook
     for (const m of managers) {
       const text = await fetch(`http://127.0.0.1:${m.metricsPort}/metrics`).then((r) => r.text());

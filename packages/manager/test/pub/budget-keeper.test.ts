@@ -157,3 +157,16 @@ describe('PubBudgetKeeper', () => {
     ).toBe(false);
   });
 });
+
+describe('a pod already being deleted', () => {
+  it('takes nothing more from the budget when it is deleted or evicted again', async () => {
+    const api = new FakeApi(budget(1));
+    const keeper = new PubBudgetKeeper(api.store(() => api.stored));
+    const pod = readyPod('p1') as { metadata: Record<string, unknown> };
+    pod.metadata.deletionTimestamp = '2026-12-07T10:00:00Z';
+    for (const op of ['DELETE', 'EVICT'] as const)
+      expect((await decidePodDisruption(pod as never, op, 'u', false, deps(keeper))).allowed).toBe(true);
+    expect(api.writes).toBe(0);
+    expect(api.stored.status?.unavailableAllowed).toBe(1);
+  });
+});

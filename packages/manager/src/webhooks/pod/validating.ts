@@ -69,7 +69,9 @@ async function disruptionOf(
         ),
       };
     const pod = await deps.pod(request.namespace ?? '', request.name ?? '');
-    if (!pod) return { response: denied(400, `pods "${request.name ?? ''}" not found`) };
+    // gone already: nothing to protect, and the API server answers its own 404 (upstream answers
+    // 400 here, which `kubectl drain` takes for a failure rather than a pod that went meanwhile)
+    if (!pod) return { response: allowed() };
     return { pod, operation: 'EVICT', dryRun: dryRun || evictionDryRun(eviction) };
   }
   return { response: allowed() };

@@ -14,9 +14,14 @@ import { isSidecarUpdateCompleted } from '../sidecarset/update-completion.ts';
  * workloads that consult it before an in-place update.
  */
 
-/** Running and Ready, without an `unavailable-pod.kruise.io/*` label (upstream's pubcontrol IsPodReady). */
+/**
+ * Running and Ready, without an `unavailable-pod.kruise.io/*` label (upstream's pubcontrol
+ * IsPodReady), and — beyond upstream — not being deleted: a terminating pod is down already, so a
+ * second DELETE or an eviction of it takes nothing more (upstream takes a unit again once the
+ * controller has dropped the pod's record, over-spending the budget).
+ */
 export function isPubPodReady(pod: Pod): boolean {
-  return isRunningAndReady(pod) && !hasUnavailableLabel(pod.metadata?.labels);
+  return !pod.metadata?.deletionTimestamp && isRunningAndReady(pod) && !hasUnavailableLabel(pod.metadata?.labels);
 }
 
 /** The digest of an imageID when it names one (`repo@sha256:…`, docker's `docker-pullable://…`). */
