@@ -107,29 +107,43 @@ const settled = (name: string, replicas: number, allowed: number, timeoutMs = 12
       return pods.length === replicas && (await statusOf(name))?.unavailableAllowed === allowed;
     },
     { timeoutMs, intervalMs: 200, what: `${name}: ${replicas} pods available, ${allowed} allowed` },
-  );
+  ).catch(async (err) => {
+    throw new Error(`${err.message}: ${await describeApp(name)}`);
+  });
 
-/**
- * Samples the CloneSet's pods from the API every 50 ms while `during` runs: the most pods that were
- * unavailable (not Ready, terminating, or missing) at any one sample.
- */
+/** The CloneSet's pods and budget in a line each, for a failure's message. */
+async function describeApp(app: string): Promise<string> {
+  const pods = (await podsOf(app)).map((p) =>
+    JSON.stringify({
+      name: p.metadata?.name,
+      node: p.spec?.nodeName,
+      deleting: !!p.metadata?.deletionTimestamp,
+      spec: p.spec?.containers?.[0]?.image,
+      running: p.status?.containerStatuses?.[0]?.image,
+      conditions: (p.status?.conditions ?? []).map(
+        (c: { type: string; status: string }) => `${c.type}=${c.status}`,
+      ),
+      state: p.metadata?.annotations?.['apps.kruise.io/inplace-update-state'],
+      lifecycle: p.metadata?.labels?.['lifecycle.apps.kruise.io/state'],
+    }),
+  );
+  const cs = await client.get(KruiseResources.CloneSet, 'default', app).catch(() => undefined);
+  return [
+    ...pods,
+    `cloneset ${JSON.stringify(cs?.status)}`,
+    `pub ${JSON.stringify(await statusOf(app).catch(() => undefined))}`,
+  ].join('\n');
+}
+
+/** The most of the CloneSet's pods unavailable at once while `during` runs, by every pod change watched. */
 async function mostUnavailable(app: string, replicas: number, during: () => Promise<void>): Promise<number> {
-  let most = 0;
-  let running = true;
-  const sampler = (async () => {
-    while (running) {
-      const up = (await podsOf(app)).filter(available).length;
-      most = Math.max(most, replicas - up);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
+  const watch = await watchAvailability(client, 'default', `app=${app}`, replicas);
   try {
     await during();
+    return watch.most;
   } finally {
-    running = false;
-    await sampler;
+    await watch.stop();
   }
-  return most;
 }
 
 const refusal = (hook: string, pub: string) =>
@@ -171,7 +185,9 @@ describe('PodUnavailableBudget on real nodes, two kruise-manager replicas', () =
           );
         },
         { timeoutMs: 120_000, intervalMs: 200, what: 'every pod running v2' },
-      );
+      ).catch(async (err) => {
+        throw new Error(`${err.message}: ${await describeApp('web')}`);
+      });
     });
     expect(most).toBe(1);
     expect((await podsOf('web')).map((p) => p.metadata!.uid).sort()).toEqual(before);
