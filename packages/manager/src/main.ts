@@ -10,7 +10,10 @@ async function main(): Promise<void> {
   let app: Awaited<ReturnType<typeof startManager>> | undefined;
   shutdownOnSignals(() => app?.manager.stop(), log);
   app = await startOrExit(log, () => startManager(client, options, log));
-  log.info({ webhookport: app.webhookPort, metricsport: app.manager.metricsPort, gates: options.featureGates.all() }, 'kruise-manager started');
+  log.info(
+    { webhookport: app.webhookPort, metricsport: app.manager.metricsPort, gates: options.featureGates.all() },
+    'kruise-manager started',
+  );
 }
 
 await main();

@@ -170,3 +170,40 @@ describe('a pod already being deleted', () => {
     expect(api.stored.status?.unavailableAllowed).toBe(1);
   });
 });
+
+describe('group commit', () => {
+  it('decides the changes that wait for a write together and writes them once', async () => {
+    const api = new FakeApi(budget(50));
+    api.stored.status = {
+      unavailableAllowed: 50,
+      currentAvailable: 100,
+      desiredAvailable: 50,
+      totalReplicas: 100,
+    };
+    api.delayMs = 5;
+    const keeper = new PubBudgetKeeper(api.store(() => api.stored));
+    const decisions = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        decidePodDisruption(readyPod(`p${i}`) as never, 'DELETE', 'u', false, deps(keeper)),
+      ),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(50);
+    expect(Object.keys(api.stored.status?.disruptedPods ?? {})).toHaveLength(50);
+    expect(api.stored.status?.unavailableAllowed).toBe(0);
+    // the first request alone, then everything that queued meanwhile in one write
+    expect(api.writes).toBeLessThanOrEqual(3);
+  });
+
+  it('lets a dry run in a batch take nothing from the others', async () => {
+    const api = new FakeApi(budget(1));
+    api.delayMs = 5;
+    const keeper = new PubBudgetKeeper(api.store(() => api.stored));
+    const [blocker, dry, real] = await Promise.all([
+      decidePodDisruption(readyPod('a') as never, 'DELETE', 'u', true, deps(keeper)),
+      decidePodDisruption(readyPod('b') as never, 'DELETE', 'u', true, deps(keeper)),
+      decidePodDisruption(readyPod('c') as never, 'DELETE', 'u', false, deps(keeper)),
+    ]);
+    expect([blocker.allowed, dry.allowed, real.allowed]).toEqual([true, true, true]);
+    expect(Object.keys(api.stored.status?.disruptedPods ?? {})).toEqual(['c']);
+  });
+});

@@ -163,7 +163,9 @@ describe('a budget under two kruise-manager replicas', () => {
         ),
       );
       expect(byBudget.length, `round ${round}`).toBeGreaterThan(100);
-      expect(refused.filter((m) => !byBudget.includes(m) && !/^pods "crowd-\w+" not found$/.test(m))).toEqual([]);
+      expect(refused.filter((m) => !byBudget.includes(m) && !/^pods "crowd-\w+" not found$/.test(m))).toEqual(
+        [],
+      );
     }
     await watch.stop();
   }, 240_000);

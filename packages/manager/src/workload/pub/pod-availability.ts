@@ -21,7 +21,9 @@ import { isSidecarUpdateCompleted } from '../sidecarset/update-completion.ts';
  * controller has dropped the pod's record, over-spending the budget).
  */
 export function isPubPodReady(pod: Pod): boolean {
-  return !pod.metadata?.deletionTimestamp && isRunningAndReady(pod) && !hasUnavailableLabel(pod.metadata?.labels);
+  return (
+    !pod.metadata?.deletionTimestamp && isRunningAndReady(pod) && !hasUnavailableLabel(pod.metadata?.labels)
+  );
 }
 
 /** The digest of an imageID when it names one (`repo@sha256:…`, docker's `docker-pullable://…`). */

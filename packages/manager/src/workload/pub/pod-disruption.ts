@@ -64,24 +64,26 @@ export async function decidePodDisruption(
   if (!pubProtects(pub, operation, deps.inPlacePodVerticalScaling)) return { allowed: true, pub };
   const podName = pod.metadata?.name ?? '';
   if (isRecordedInPub(pub, podName)) return { allowed: true, pub };
+  let decision: PodDisruptionDecision | undefined;
   try {
-    const decision = await deps.keeper.change<PodDisruptionDecision>(namespace, pubName, (copy) => {
+    decision = await deps.keeper.change<PodDisruptionDecision>(namespace, pubName, (copy) => {
       // Another replica may have recorded this pod since (a retried request): nothing more to take.
       if (isRecordedInPub(copy, podName)) return { write: false, result: { allowed: true, pub: copy } };
-      const refusal = takeDisruption(copy, podName, operation, deps.now());
-      if (refusal) {
-        deps.onRefusal?.(pod, copy, username);
+      // A dry run decides on a copy of its own: the batch's copy is what gets written.
+      const target = dryRun ? structuredClone(copy) : copy;
+      const refusal = takeDisruption(target, podName, operation, deps.now());
+      if (refusal)
         return {
           write: false,
           result: { allowed: false, message: pubForbiddenMessage(pubName, refusal), pub: copy },
         };
-      }
       return { write: !dryRun, result: { allowed: true, pub: copy } };
     });
-    return decision ?? { allowed: true };
   } catch (err) {
     if (err instanceof BudgetConflictError)
       return { allowed: false, message: `Timeout: ${err.message}`, pub };
     return { allowed: false, message: (err as Error).message, pub };
   }
+  if (decision && !decision.allowed && decision.pub) deps.onRefusal?.(pod, decision.pub, username);
+  return decision ?? { allowed: true };
 }
