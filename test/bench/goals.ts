@@ -152,6 +152,16 @@ export const GOALS = {
     unit: 'x',
     atMost: 2,
   },
+  'pub.delete-p99': {
+    what: 'pod DELETE p99 through the control plane with a PodUnavailableBudget, 200 at once, two kruise-manager replicas',
+    unit: 'ms',
+    atMost: 20,
+  },
+  'pub.over-spent': {
+    what: 'rounds in which a PodUnavailableBudget admitted more deletions than it allowed (of 5)',
+    unit: '',
+    atMost: 0,
+  },
   'crr.stop-p50': {
     what: 'ContainerRecreateRequest create -> StopContainer at containerd, p50 (every round)',
     unit: 'ms',

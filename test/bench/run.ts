@@ -26,6 +26,7 @@ import { benchDaemon } from './daemon.bench.ts';
 import { benchDaemonSet } from './daemonset.bench.ts';
 import { benchLocalNode } from './local-node.bench.ts';
 import { benchManager } from './manager.bench.ts';
+import { benchPodUnavailableBudget } from './pub.bench.ts';
 import { runBench, type Suite } from './runner.ts';
 import { benchRuntime } from './runtime.bench.ts';
 import { benchSidecarSet } from './sidecarset.bench.ts';
@@ -46,6 +47,7 @@ const suites: Suite[] = [
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },
   { name: 'local-node', title: 'local node (kubelet part)', run: benchLocalNode },
   { name: 'sidecarset', title: 'SidecarSet', run: benchSidecarSet },
+  { name: 'pub', title: 'PodUnavailableBudget', run: benchPodUnavailableBudget },
 ];
 
 process.exitCode = await runBench(suites, process.argv.slice(2));

@@ -85,8 +85,8 @@ export function pubForbiddenMessage(pubName: string, cause: string): string {
 
 /**
  * Takes one disruption out of the budget (upstream's checkAndDecrement), changing `pub.status` in
- * place: unavailableAllowed − 1 and the pod recorded at `now` in unavailablePods (UPDATE) or
- * disruptedPods (any other operation).
+ * place: unavailableAllowed − 1 and the pod recorded at `now` (to the millisecond) in
+ * unavailablePods (UPDATE) or disruptedPods (any other operation).
  * @returns the refusal's cause, with the budget untouched, when it cannot take one.
  */
 export function takeDisruption(
@@ -99,7 +99,9 @@ export function takeDisruption(
   if (refusal) return refusal;
   const status = pub.status!;
   status.unavailableAllowed -= 1;
-  const time = `${now.toISOString().slice(0, 19)}Z`;
+  // milliseconds (RFC 3339 allows them; Go's metav1.Time reads them): the budget's controller
+  // compares them with when it saw the pod go down
+  const time = now.toISOString();
   if (operation === 'UPDATE') status.unavailablePods = { ...status.unavailablePods, [podName]: time };
   else status.disruptedPods = { ...status.disruptedPods, [podName]: time };
   status.disruptedPods ??= {};

@@ -51,7 +51,7 @@ describe('takePubDisruption', () => {
     expect(puts[0]!.metadata!.resourceVersion).toBe('7');
     expect(puts[0]!.status).toMatchObject({
       unavailableAllowed: 0,
-      unavailablePods: { 'web-a': '2026-11-24T15:53:07Z' },
+      unavailablePods: { 'web-a': '2026-11-24T15:53:07.123Z' },
       disruptedPods: {},
     });
   });

@@ -17,12 +17,12 @@ import type { RestartRecord } from '../../src/restart-in-place/records.ts';
 import { restartInPlace } from '../../src/restart-in-place/runner.ts';
 import { RESTARTABLE_KINDS } from '../../src/restart-in-place/workload.ts';
 import { playNode } from './play-node.ts';
-import { playPubController } from './play-pub.ts';
 
 /**
  * The restart under a PodUnavailableBudget, against the embedded control plane and kruise-manager.
- * The test plays kubelet, kruise-daemon (play-node.ts) and the PUB controller (play-pub.ts); the
- * restart runs as a user bound to the Role the guide gives (docs/kubectl-kruise.md).
+ * The test plays kubelet and kruise-daemon (play-node.ts); kruise-manager's budget controller
+ * counts the pods and gives a unit back once a restarted pod is Ready again. The restart runs as a
+ * user bound to the Role the guide gives (docs/kubectl-kruise.md).
  */
 type Pub = PodUnavailableBudget & KubeObject;
 /** The line a restart waits under the budget `<app>-pub` with. */
@@ -45,6 +45,9 @@ beforeAll(async () => {
 });
 afterAll(() => env?.stop());
 
+const getPub = (app: string) =>
+  env.client.get<Pub>(KruiseResources.PodUnavailableBudget, 'default', `${app}-pub`);
+
 /** A client acting as `user` (the guide's Role binds `jane`). */
 const clientFor = (user: string) =>
   KubeClient.fromString(
@@ -52,39 +55,67 @@ const clientFor = (user: string) =>
   );
 
 /**
- * A CloneSet of 3 pods that would restart all at once, its pods annotated with the budget
- * `<app>-pub` (maxUnavailable 1), and the budget with the status its controller would write.
+ * A CloneSet of 3 pods that would restart all at once and the budget `<app>-pub` over them
+ * (maxUnavailable 1), once kruise-manager's controller counts all 3 Ready and allows one; `hold`
+ * has the budget protect 4 replicas (`pub.kruise.io/protect-total-replicas`), so it allows none.
  */
-async function workloadUnderBudget(
-  app: string,
-  status: Partial<NonNullable<Pub['status']>> = {},
-): Promise<void> {
+async function workloadUnderBudget(app: string, hold = false): Promise<void> {
   const template = {
-    metadata: { labels: { app }, annotations: { 'kruise.io/related-pub': `${app}-pub` } },
+    metadata: { labels: { app } },
     spec: { containers: [{ name: 'main', image: 'busybox:v1' }] },
   };
   await env.client.create(
     KruiseResources.CloneSet,
     cloneSet(app, { replicas: 3, updateStrategy: { maxUnavailable: 3 }, template }),
   );
-  const pub = await env.client.create<Pub>(KruiseResources.PodUnavailableBudget, {
-    metadata: { name: `${app}-pub`, namespace: 'default' },
+  await env.client.create<Pub>(KruiseResources.PodUnavailableBudget, {
+    metadata: {
+      name: `${app}-pub`,
+      namespace: 'default',
+      ...(hold ? { annotations: { 'pub.kruise.io/protect-total-replicas': '4' } } : {}),
+    },
     spec: { selector: { matchLabels: { app } }, maxUnavailable: 1 },
   });
-  // the manager's PUB controller, first round
-  await env.client.updateStatus(KruiseResources.PodUnavailableBudget, {
-    ...pub,
-    status: {
-      observedGeneration: pub.metadata!.generation,
-      totalReplicas: 3,
-      desiredAvailable: 2,
-      currentAvailable: 3,
-      unavailableAllowed: 1,
-      ...status,
-    },
+  const ready = (p: KubeObject) =>
+    p.status?.conditions?.some(
+      (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
+    );
+  const pods = await runUntil(env.client, app, (p) => (p.length === 3 && p.every(ready) ? p : undefined));
+  expect(pods).toHaveLength(3);
+  await eventually(async () => {
+    const s = (await getPub(app)).status;
+    expect(s).toMatchObject(
+      hold
+        ? { totalReplicas: 4, desiredAvailable: 3, unavailableAllowed: 0 }
+        : { totalReplicas: 3, desiredAvailable: 2, unavailableAllowed: 1 },
+    );
+    return true;
   });
-  const pods = await runUntil(env.client, app, (p) => (p.length === 3 ? p : undefined));
-  expect(pods.every((p) => p.metadata?.annotations?.['kruise.io/related-pub'] === `${app}-pub`)).toBe(true);
+  const marked = await runUntil(env.client, app, (p) =>
+    p.every((x) => x.metadata?.annotations?.['kruise.io/related-pub'] === `${app}-pub`) ? p : undefined,
+  );
+  expect(marked).toHaveLength(3);
+}
+
+/** Collects every pod the budget records while running (the controller's view, polled). */
+function recordsOf(app: string): { seen: Set<string>; stop(): Promise<void> } {
+  const seen = new Set<string>();
+  let on = true;
+  const loop = (async () => {
+    while (on) {
+      const s = (await getPub(app)).status;
+      for (const p of [...Object.keys(s?.unavailablePods ?? {}), ...Object.keys(s?.disruptedPods ?? {})])
+        seen.add(p);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    seen,
+    stop: async () => {
+      on = false;
+      await loop;
+    },
+  };
 }
 
 function restart(client: KubeClient, app: string, out: (line: string) => void): Promise<RestartRecord> {
@@ -113,14 +144,10 @@ function mostAtOnce(lines: string[]): number {
   return most;
 }
 
-const getPub = (app: string) =>
-  env.client.get<Pub>(KruiseResources.PodUnavailableBudget, 'default', `${app}-pub`);
-
 describe('rollout restart --in-place under a PodUnavailableBudget', () => {
   it('restarts one pod at a time, each recorded in the budget, waiting while the budget allows none', async () => {
     await workloadUnderBudget('pubweb');
     const node = playNode(env.client, 'pubweb');
-    const controller = playPubController(env.client, 'pubweb-pub', 'pubweb');
     const lines: string[] = [];
     const seen: Promise<[string, Pub]>[] = [];
     await restart(clientFor('jane'), 'pubweb', (line) => {
@@ -128,7 +155,6 @@ describe('rollout restart --in-place under a PodUnavailableBudget', () => {
       const started = /^pod\/(\S+) restarting in place/.exec(line)?.[1];
       if (started) seen.push(getPub('pubweb').then((p) => [started, p]));
     });
-    await controller.stop();
     await node.stop();
     expect(lines[0]).toMatch(/at most 3 at a time$/);
     expect(mostAtOnce(lines)).toBe(1);
@@ -145,11 +171,9 @@ describe('rollout restart --in-place under a PodUnavailableBudget', () => {
   }, 90_000);
 
   it('holds the first pod back while unavailableAllowed is 0, and goes on once the controller allows one', async () => {
-    // the status says no disruption is left though every pod is Ready (another took it)
-    await workloadUnderBudget('pubzero', { unavailableAllowed: 0 });
+    // one pod marked unavailable: the budget allows no other to go
+    await workloadUnderBudget('pubzero', true);
     const node = playNode(env.client, 'pubzero');
-    const controller = playPubController(env.client, 'pubzero-pub', 'pubzero');
-    controller.paused = true;
     const lines: string[] = [];
     const done = restart(clientFor('jane'), 'pubzero', (line) => lines.push(line));
     await eventually(() => expect(lines).toContain(waiting('pubzero')));
@@ -159,9 +183,11 @@ describe('rollout restart --in-place under a PodUnavailableBudget', () => {
     const crrs = await env.client.list(KruiseResources.ContainerRecreateRequest, { namespace: 'default' });
     expect(crrs.items.filter((c: KubeObject) => c.spec.podName.startsWith('pubzero-'))).toEqual([]);
     expect((await getPub('pubzero')).status?.unavailablePods ?? {}).toEqual({});
-    controller.paused = false; // unavailableAllowed: 3 available − 2 desired
+    // the budget protects the 3 replicas there are: 3 available − 2 desired, one may go
+    await env.client.mergePatch(KruiseResources.PodUnavailableBudget, 'default', 'pubzero-pub', {
+      metadata: { annotations: { 'pub.kruise.io/protect-total-replicas': '3' } },
+    });
     await done;
-    await controller.stop();
     await node.stop();
     expect(lines.filter((l) => l.includes('restarted in place ('))).toHaveLength(3);
     expect(mostAtOnce(lines)).toBe(1);
@@ -189,10 +215,10 @@ describe('rollout restart --in-place under a PodUnavailableBudget', () => {
     });
     await workloadUnderBudget('pubro');
     const node = playNode(env.client, 'pubro');
-    const controller = playPubController(env.client, 'pubro-pub', 'pubro');
+    const records = recordsOf('pubro');
     const lines: string[] = [];
     await restart(clientFor('joe'), 'pubro', (line) => lines.push(line));
-    await controller.stop();
+    await records.stop();
     await node.stop();
     const warnings = lines.filter((l) => l.startsWith('warning:'));
     expect(warnings).toHaveLength(1);
@@ -201,6 +227,6 @@ describe('rollout restart --in-place under a PodUnavailableBudget', () => {
     );
     expect(lines.filter((l) => l.includes('restarted in place ('))).toHaveLength(3);
     expect(mostAtOnce(lines)).toBe(1);
-    expect([...controller.recorded]).toEqual([]);
+    expect([...records.seen]).toEqual([]);
   }, 90_000);
 });

@@ -1,6 +1,7 @@
 import { desiredAvailable, type PodUnavailableBudget, pubProtects, takeDisruption } from '@kruise/api';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
+import { DownTracker } from '../../src/controllers/podunavailablebudget/down-tracker.ts';
 import {
   countAvailable,
   currentRecords,
@@ -99,8 +100,65 @@ describe('PodUnavailableBudget arithmetic', () => {
       status: { unavailableAllowed: 1, currentAvailable: 4, desiredAvailable: 3, totalReplicas: 4 },
     };
     expect(takeDisruption(p, 'a', 'UPDATE', new Date(T0))).toBeUndefined();
-    expect(p.status).toMatchObject({ unavailableAllowed: 0, unavailablePods: { a: at(0) } });
+    // recorded to the millisecond
+    expect(p.status).toMatchObject({
+      unavailableAllowed: 0,
+      unavailablePods: { a: '2026-12-07T10:00:00.000Z' },
+    });
     expect(takeDisruption(p, 'b', 'DELETE', new Date(T0))).toBe('pub unavailable allowed is negative');
     expect(p.status?.disruptedPods).toEqual({});
+  });
+});
+
+describe('an updated pod back early', () => {
+  it('drops its record once it went down after the record and is available again, not before', () => {
+    const tracker = new DownTracker(() => T0 + 500);
+    const up = ready('a', { uid: 'ua' });
+    const down: Pod = {
+      ...up,
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] },
+    };
+    const isUp = (p: Pod) => p.status?.conditions?.[0]?.status === 'True';
+    const status = {
+      unavailablePods: { a: new Date(T0 + 200).toISOString() },
+      unavailableAllowed: 0,
+      currentAvailable: 0,
+      desiredAvailable: 0,
+      totalReplicas: 1,
+    };
+    const isBack = (p: Pod, at: number) => tracker.isBack(p, at, isUp);
+    // recorded, not yet gone down: kept
+    expect(currentRecords([up], status, T0 + 300, isBack).unavailablePods).toHaveProperty('a');
+    tracker.observe(up, down, isUp);
+    // down: kept
+    expect(currentRecords([down], status, T0 + 600, isBack).unavailablePods).toHaveProperty('a');
+    // back after going down: dropped at once, long before the 10 s
+    expect(currentRecords([up], status, T0 + 900, isBack).unavailablePods).toEqual({});
+    // a blip before the record does not count
+    const early = new DownTracker(() => T0 + 100);
+    early.observe(up, down, isUp);
+    expect(
+      currentRecords([up], status, T0 + 900, (p, at) => early.isBack(p, at, isUp)).unavailablePods,
+    ).toHaveProperty('a');
+  });
+});
+
+describe('a record at the moment it runs out', () => {
+  it('is dropped, so the reconcile that looks again then is never the last', () => {
+    const records = currentRecords(
+      [ready('a'), ready('b')],
+      {
+        unavailablePods: { a: at(-10_000) },
+        disruptedPods: { b: at(-20_000) },
+        unavailableAllowed: 0,
+        currentAvailable: 0,
+        desiredAvailable: 0,
+        totalReplicas: 2,
+      },
+      T0,
+    );
+    expect(records.unavailablePods).toEqual({});
+    expect(records.disruptedPods).toEqual({});
+    expect(records.recheckAt).toBeUndefined();
   });
 });

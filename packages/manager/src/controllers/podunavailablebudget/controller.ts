@@ -13,7 +13,9 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { trimmedPods } from '../../informers.ts';
 import { cachedFinderSources, newControllerFinder } from '../../workload/controllerfinder/index.ts';
 import { managerBudgets } from '../../workload/pub/manager-budgets.ts';
+import { isPubPodAvailable } from '../../workload/pub/pod-availability.ts';
 import type { AddOptions } from '../add-options.ts';
+import { DownTracker } from './down-tracker.ts';
 import {
   type BudgetEventDeps,
   budgetsOfPod,
@@ -49,6 +51,8 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
   const workloads = budgetWorkloads(manager);
   const finder = newControllerFinder(cachedFinderSources(manager, flags.webhookServiceNamespace));
   const recorder = manager.eventRecorder('podunavailablebudget-controller');
+  const downs = new DownTracker();
+  const available = (p: Pod) => isPubPodAvailable(p, kubeletContainerHash);
   const reconciler = new PubReconciler({
     budgets,
     finder,
@@ -56,6 +60,7 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     client: manager.client,
     event: (obj, type, reason, message) => recorder.event(obj, type, reason, message),
     kubeletHash: kubeletContainerHash,
+    isBack: (pod, recordedMs) => downs.isBack(pod, recordedMs, available),
     now: Date.now,
     log: manager.log.child({ controller: NAME }),
   });
@@ -82,11 +87,15 @@ export function add(manager: Manager, { flags, tuning }: AddOptions): Controller
     .watches(pods, {
       add: (p) => budgetsOfPod(p as unknown as Pod, deps),
       update: (o, p) => {
+        downs.observe(o as unknown as Pod, p as unknown as Pod, available);
         const { now, later } = podUpdateRequests(o as unknown as Pod, p as unknown as Pod, deps);
         for (const r of later) queue.addAfter(requestKey(r), TERMINATING_DELAY_MS);
         return now;
       },
-      delete: (p) => budgetsOfPod(p as unknown as Pod, deps),
+      delete: (p) => {
+        downs.forget(p as unknown as Pod);
+        return budgetsOfPod(p as unknown as Pod, deps);
+      },
     });
   for (const w of workloads.watched)
     builder.watches(w.informer, {

@@ -17,7 +17,6 @@ import type { ControllerFinder } from '../../workload/controllerfinder/index.ts'
 import { inChunks } from '../../workload/in-chunks.ts';
 import type { KubeletContainerHash } from '../../workload/inplaceupdate/completion.ts';
 import type { ManagerBudgets } from '../../workload/pub/manager-budgets.ts';
-import { isPubPodAvailable } from '../../workload/pub/pod-availability.ts';
 import { budgetPods } from './pods.ts';
 import { countAvailable, currentRecords, nextStatus, type Records } from './status.ts';
 
@@ -37,6 +36,8 @@ export interface PubReconcilerDeps {
   /** Records an event on a budget or a pod. */
   event(obj: KubeObject, type: EventType, reason: string, message: string): void;
   kubeletHash: KubeletContainerHash;
+  /** Whether a recorded pod went down after its record and is available again. */
+  isBack?: (pod: Pod, recordedMs: number) => boolean;
   now: () => number;
   log: Logger;
 }
@@ -87,7 +88,7 @@ export class PubReconciler {
     }
     let records: Records | undefined;
     await this.d.budgets.keeper.change(namespace, name, (copy) => {
-      records = currentRecords(pods, copy.status, now, (p) => isPubPodAvailable(p, this.d.kubeletHash));
+      records = currentRecords(pods, copy.status, now, this.d.isBack);
       const currentAvailable = countAvailable(pods, records, this.d.kubeletHash);
       const status = nextStatus(
         copy,
@@ -109,7 +110,8 @@ export class PubReconciler {
         'NotDeleted',
         `Pod was expected by PUB ${namespace}/${name} to be deleted but it wasn't`,
       );
-    return records?.recheckAt === undefined ? {} : { requeueAfterMs: Math.max(0, records.recheckAt - now) };
+    // a record kept runs out after now: look again just past it (a 0 would not requeue at all)
+    return records?.recheckAt === undefined ? {} : { requeueAfterMs: records.recheckAt - now + 1 };
   }
 
   /** Marks pods that lack it with `kruise.io/related-pub` (pods created before the budget, or past the webhook). */

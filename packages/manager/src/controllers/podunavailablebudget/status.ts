@@ -14,32 +14,24 @@ export const UPDATE_RECHECK_MS = 10_000;
 export interface Records {
   disruptedPods: Record<string, string>;
   unavailablePods: Record<string, string>;
-  /** The earliest time (ms) a record runs out; undefined when none will. */
+  /** The earliest time (ms) a record runs out (always after the reconcile's now); undefined when none will. */
   recheckAt?: number;
   /** Pods whose deletion ran out without them going (upstream's NotDeleted event). */
   notDeleted: Pod[];
 }
 
-/** When the pod last became Ready (ms), if it is Ready. */
-function readySince(pod: Pod): number | undefined {
-  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
-  return ready?.status === 'True' && ready.lastTransitionTime
-    ? Date.parse(ready.lastTransitionTime)
-    : undefined;
-}
-
 /**
  * Keeps the records of the budget's active pods that have not run out (upstream's
  * buildDisruptedAndUnavailablePods): a disrupted pod 20 s after it was allowed, an updated one
- * after 10 s — or, beyond upstream, as soon as the updated pod is available again and became Ready
- * after it was recorded (its in-place update took it down and it is back), so an update the
- * budget paces goes on as fast as pods come back. Records of pods gone or inactive are dropped.
+ * after 10 s — or, beyond upstream, as soon as `isBack` says the updated pod went down after it
+ * was recorded and is available again (its in-place update is over), so an update the budget
+ * paces goes on as fast as pods come back. Records of pods gone or inactive are dropped.
  */
 export function currentRecords(
   pods: Pod[],
   status: PodUnavailableBudgetStatus | undefined,
   now: number,
-  isAvailable: (pod: Pod) => boolean = () => false,
+  isBack: (pod: Pod, recordedMs: number) => boolean = () => false,
 ): Records {
   const out: Records = { disruptedPods: {}, unavailablePods: {}, notDeleted: [] };
   const disrupted = status?.disruptedPods ?? {};
@@ -52,7 +44,7 @@ export function currentRecords(
     const name = pod.metadata?.name ?? '';
     if (Object.hasOwn(disrupted, name)) {
       const expires = Date.parse(disrupted[name]!) + DELETION_TIMEOUT_MS;
-      if (expires < now) out.notDeleted.push(pod);
+      if (expires <= now) out.notDeleted.push(pod);
       else {
         out.disruptedPods[name] = disrupted[name]!;
         soonest(expires);
@@ -61,8 +53,7 @@ export function currentRecords(
     if (Object.hasOwn(unavailable, name)) {
       const recorded = Date.parse(unavailable[name]!);
       const expires = recorded + UPDATE_RECHECK_MS;
-      const back = (readySince(pod) ?? Number.NEGATIVE_INFINITY) > recorded && isAvailable(pod);
-      if (expires >= now && !back) {
+      if (expires > now && !isBack(pod, recorded)) {
         out.unavailablePods[name] = unavailable[name]!;
         soonest(expires);
       }
