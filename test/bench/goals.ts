@@ -152,8 +152,8 @@ export const GOALS = {
     unit: 'x',
     atMost: 2,
   },
-  'pub.delete-p99': {
-    what: 'pod DELETE p99 through the control plane with a PodUnavailableBudget, 200 at once, two kruise-manager replicas',
+  'pub.admission-p99': {
+    what: 'pod DELETE admission p99 through the control plane with a PodUnavailableBudget, 200 at once, two kruise-manager replicas',
     unit: 'ms',
     atMost: 20,
   },

@@ -1,10 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KruiseResources } from '@kruise/api';
+import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
 import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
 import { startManagerProcess } from '@kruise/stack/program-recipes';
 import { eventually } from '../support/poll.ts';
-import { startControlPlaneProcess } from './control-plane-process.ts';
 import { figure } from './figures.ts';
 import { quantile } from './stats.ts';
 
@@ -14,15 +17,20 @@ const ALLOWED = 20;
 const ROUNDS = 5;
 const CLIENTS = 8;
 
-const pod = (name: string): KubeObject => ({
-  metadata: { name, namespace: 'default', labels: { app: 'bench' } },
+const pod = (name: string, namespace = 'default', app = 'bench'): KubeObject => ({
+  metadata: { name, namespace, labels: { app } },
   spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: 'busybox:v1' }] },
 });
 
 /** Creates the pod and reports it Running and Ready, as a kubelet would. */
-async function readyPod(client: KubeClient, name: string): Promise<void> {
-  await client.create(Resources.Pod, pod(name));
-  await client.mergePatchStatus(Resources.Pod, 'default', name, {
+async function readyPod(
+  client: KubeClient,
+  name: string,
+  namespace = 'default',
+  app = 'bench',
+): Promise<void> {
+  await client.create(Resources.Pod, pod(name, namespace, app));
+  await client.mergePatchStatus(Resources.Pod, namespace, name, {
     status: {
       phase: 'Running',
       conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }],
@@ -40,21 +48,51 @@ async function readyPod(client: KubeClient, name: string): Promise<void> {
   });
 }
 
+/** Deletes the pods all at once, one request each spread over the clients: each one's latency and answer. */
+async function deleteAtOnce(
+  clients: KubeClient[],
+  namespace: string,
+  names: string[],
+): Promise<{ latencies: number[]; answers: PromiseSettledResult<unknown>[] }> {
+  const latencies: number[] = [];
+  const answers = await Promise.allSettled(
+    names.map(async (name, i) => {
+      const start = performance.now();
+      try {
+        await clients[i % clients.length]!.delete(Resources.Pod, namespace, name, { gracePeriodSeconds: 0 });
+      } finally {
+        latencies.push(performance.now() - start);
+      }
+    }),
+  );
+  return { latencies, answers };
+}
+
 /**
  * PodUnavailableBudget: 200 pod DELETEs at once through the control plane, whose pod webhook is
  * served by two kruise-manager replicas (leader election on, the API server spreading its calls
  * over them), against a budget that lets 20 of the 200 pods go; each request's latency from its
  * start. Every round counts the deletions admitted: more than the 20 the budget allowed is an
- * over-spent budget. Deleted pods are created again (and reported Ready) between rounds.
+ * over-spent budget. Deleted pods are created again (and reported Ready) between rounds. Side by
+ * side in each round: the same 200 deletions of pods no budget covers (the pod webhook answers
+ * at once), and of pods in a namespace the pod webhook skips (the control plane alone).
  */
 export async function benchPodUnavailableBudget(): Promise<void> {
-  const cp = await startControlPlaneProcess();
-  const client = KubeClient.load(cp.kubeconfigPath);
+  // in this process, to time each admission webhook call as kube-apiserver does
+  const cp = await ControlPlane.start();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pub-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  cp.writeKubeconfig(kubeconfigPath);
+  const client = KubeClient.load(kubeconfigPath);
+  const admissions: number[] = [];
+  cp.webhookCallObservers.push((call) => {
+    if (call.name === 'vpod.kb.io' && call.operation === 'DELETE') admissions.push(call.durationMs);
+  });
   const managers: Program[] = [];
   try {
     await installKruiseApi(client);
     const started = await Promise.all(
-      [0, 1].map(() => startManagerProcess(cp.kubeconfigPath, ['--enable-leader-election=true'])),
+      [0, 1].map(() => startManagerProcess(kubeconfigPath, ['--enable-leader-election=true'])),
     );
     managers.push(...started.map((m) => m.program));
     await pointWebhookService(
@@ -85,8 +123,14 @@ export async function benchPodUnavailableBudget(): Promise<void> {
     });
     const names = Array.from({ length: PODS }, (_, i) => `bench-${i}`);
     for (const name of names) await readyPod(client, name);
-    const clients = Array.from({ length: CLIENTS }, () => KubeClient.load(cp.kubeconfigPath));
+    await client.create(Resources.Namespace, {
+      metadata: { name: 'bench-skipped', labels: { 'control-plane': 'bench' } },
+    });
+    const clients = Array.from({ length: CLIENTS }, () => KubeClient.load(kubeconfigPath));
     const p99s: number[] = [];
+    const admissionP99s: number[] = [];
+    const uncovered: number[] = [];
+    const skipped: number[] = [];
     const overSpent: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       await eventually(
@@ -96,17 +140,9 @@ export async function benchPodUnavailableBudget(): Promise<void> {
         60_000,
         50,
       );
-      const latencies: number[] = [];
-      const answers = await Promise.allSettled(
-        names.map(async (name, i) => {
-          const start = performance.now();
-          try {
-            await clients[i % CLIENTS]!.delete(Resources.Pod, 'default', name, { gracePeriodSeconds: 0 });
-          } finally {
-            latencies.push(performance.now() - start);
-          }
-        }),
-      );
+      admissions.length = 0;
+      const { latencies, answers } = await deleteAtOnce(clients, 'default', names);
+      admissionP99s.push(quantile(admissions, 0.99));
       const admitted = answers.filter((a) => a.status === 'fulfilled').length;
       const refused = answers.filter(
         (a) =>
@@ -119,9 +155,35 @@ export async function benchPodUnavailableBudget(): Promise<void> {
       // the deleted pods come back, so the budget allows 20 again
       for (const [i, name] of names.entries())
         if (answers[i]!.status === 'fulfilled') await readyPod(client, name);
+      // the baselines: the same burst with no budget, and past no webhook at all
+      const free = names.map((n) => `free-${round}-${n}`);
+      for (const name of free) await readyPod(client, name, 'default', 'free');
+      uncovered.push(quantile((await deleteAtOnce(clients, 'default', free)).latencies, 0.99));
+      for (const name of free) await readyPod(client, name, 'bench-skipped', 'free');
+      skipped.push(quantile((await deleteAtOnce(clients, 'bench-skipped', free)).latencies, 0.99));
     }
+    figure('pub.delete-p99-uncovered', uncovered, {
+      label: `the same ${PODS} DELETEs at once of pods no budget covers (the pod webhook answers at once)`,
+      unit: 'ms',
+      digits: 2,
+    });
+    figure('pub.delete-p99-no-webhook', skipped, {
+      label: `the same ${PODS} DELETEs at once in a namespace the pod webhook skips (the control plane alone)`,
+      unit: 'ms',
+      digits: 2,
+    });
+    figure(
+      'pub.delete-p99-vs-no-webhook',
+      p99s.map((v, i) => v / skipped[i]!),
+      { label: 'pod DELETE p99 with the budget / with no webhook at all', unit: 'x', digits: 2 },
+    );
+    figure('pub.admission-p99', admissionP99s, {
+      label: `pod DELETE admission (vpod.kb.io, as the control plane times the call) p99, ${PODS} at once, two kruise-manager replicas, a budget of ${ALLOWED}`,
+      unit: 'ms',
+      digits: 2,
+    });
     figure('pub.delete-p99', p99s, {
-      label: `pod DELETE p99 through the control plane, ${PODS} at once, two kruise-manager replicas, a budget of ${ALLOWED}`,
+      label: `pod DELETE p99 (the whole request, as the client sees it), ${PODS} at once, a budget of ${ALLOWED}`,
       unit: 'ms',
       digits: 2,
     });
@@ -133,5 +195,6 @@ export async function benchPodUnavailableBudget(): Promise<void> {
   } finally {
     await Promise.all(managers.map((m) => m.stop()));
     await cp.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { webhookAdmission } from './admission/admission.ts';
+import { type WebhookCall, webhookAdmission } from './admission/admission.ts';
 import { closeWebhookConnections } from './admission/webhook-client.ts';
 import { ObjectService } from './api/objects.ts';
 import { AuditTrail } from './audit.ts';
@@ -46,6 +46,8 @@ const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-nod
  */
 export class ControlPlane {
   readonly audit = new AuditTrail();
+  /** Hear of every admission webhook call and its duration (benchmarks, tests). */
+  readonly webhookCallObservers: ((call: WebhookCall) => void)[] = [];
   readonly tokens = new TokenAuthenticator();
   private readonly faultInjector = new FaultInjector();
   private server!: Server;
@@ -82,7 +84,9 @@ export class ControlPlane {
     cp.gc = new GarbageCollector(deps);
     new NamespaceController(deps);
     await cp.bootstrap();
-    objects.admission = webhookAdmission(store);
+    objects.admission = webhookAdmission(store, (call) => {
+      for (const o of cp.webhookCallObservers) o(call);
+    });
     cp.controllers = startKubeControllers(deps, options);
     const pki = await createServingPki();
     cp.caCert = pki.ca.cert;

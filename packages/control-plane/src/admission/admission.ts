@@ -55,8 +55,23 @@ export function targetOf(store: Store, webhook: any): WebhookTarget {
   );
 }
 
-/** Admission through the stored Mutating- and ValidatingWebhookConfigurations, as kube-apiserver does it. */
-export function webhookAdmission(store: Store): AdmissionHook {
+/** One admission webhook call as kube-apiserver times it (apiserver_admission_webhook_admission_duration_seconds). */
+export interface WebhookCall {
+  /** The webhook's name (`vpod.kb.io`). */
+  name: string;
+  operation: string;
+  resource: string;
+  subresource?: string;
+  rejected: boolean;
+  /** From sending the review to its answer (or failure), in ms. */
+  durationMs: number;
+}
+
+/**
+ * Admission through the stored Mutating- and ValidatingWebhookConfigurations, as kube-apiserver
+ * does it; `observe` hears of every webhook call and how long it took.
+ */
+export function webhookAdmission(store: Store, observe?: (call: WebhookCall) => void): AdmissionHook {
   return async (req) => {
     const resource =
       req.phase === 'mutating'
@@ -103,14 +118,26 @@ export function webhookAdmission(store: Store): AdmissionHook {
           },
         };
         let response: any;
+        const started = performance.now();
+        const observed = (rejected: boolean) =>
+          observe?.({
+            name: webhook.name,
+            operation: req.operation,
+            resource: req.type.plural,
+            ...(req.subresource ? { subresource: req.subresource } : {}),
+            rejected,
+            durationMs: performance.now() - started,
+          });
         try {
           const target = targetOf(store, webhook);
           response = (
             await callWebhook(target, JSON.stringify(review), (webhook.timeoutSeconds ?? 10) * 1000)
           )?.response;
+          observed(response?.allowed === false);
           if (!response || typeof response.allowed !== 'boolean')
             throw new Error('failed to call webhook: the response has no "allowed" field');
         } catch (err) {
+          observed(true);
           if (webhook.failurePolicy === 'Ignore') continue;
           throw internalError(`failed calling webhook "${webhook.name}": ${(err as Error).message}`);
         }
