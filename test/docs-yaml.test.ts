@@ -54,6 +54,7 @@ const FEATURE_GUIDES = [
   'docs/install.md',
   'docs/sidecarset.md',
   'docs/deletion-protection.md',
+  'docs/podunavailablebudget.md',
 ];
 const guides = [
   'README.md',
