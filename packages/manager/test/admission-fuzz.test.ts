@@ -3,8 +3,7 @@ import type { AdmissionHandler, AdmissionResponse } from '@kruise/runtime';
 import fc from 'fast-check';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { type WebhookRoute, webhookRoutes } from '../src/webhooks/paths.ts';
-import { validatePodUnavailableBudget } from '../src/webhooks/podunavailablebudget/validating.ts';
+import { webhookRoutes } from '../src/webhooks/paths.ts';
 import { admissionRequest } from './admission-request.ts';
 
 /**

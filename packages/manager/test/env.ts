@@ -26,11 +26,16 @@ export async function installCrds(client: KubeClient): Promise<void> {
   }
 }
 
-/** A control plane with the Kruise CRDs, the namespaces and webhook configurations of deploy/, and kruise-manager running. */
+/**
+ * A control plane with the Kruise CRDs, the namespaces and webhook configurations of deploy/, and
+ * kruise-manager running: one replica, or `replicas` with leader election (`apps`; `app` is the
+ * first), the webhook Service's endpoints spreading the control plane's calls over them.
+ */
 export async function startEnv(
   flags: string[] = [],
   tuning: AppTuning = {},
-): Promise<{ cp: ControlPlane; client: KubeClient; app: ManagerApp }> {
+  { replicas = 1 }: { replicas?: number } = {},
+): Promise<{ cp: ControlPlane; client: KubeClient; app: ManagerApp; apps: ManagerApp[] }> {
   const cp = await ControlPlane.start({ bookmarkIntervalMs: 2000 });
   const client = KubeClient.fromString(cp.kubeconfig());
   await installCrds(client);
@@ -43,7 +48,7 @@ export async function startEnv(
     '--health-probe-addr=127.0.0.1:0',
     '--webhook-host=127.0.0.1',
     '--webhook-port=0',
-    '--enable-leader-election=false',
+    `--enable-leader-election=${replicas > 1}`,
     '--nodeimage-creation-delay=0s',
     '--feature-gates=ImagePullJobGate=true',
     ...flags,
@@ -55,12 +60,21 @@ export async function startEnv(
     metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
     spec: { ports: [{ port: 443, targetPort: 9876 }] },
   });
-  const app = await startManager(client, options, silentLogger, tuning);
+  const apps: ManagerApp[] = [];
+  for (let i = 0; i < replicas; i++)
+    apps.push(
+      await startManager(
+        replicas > 1 ? KubeClient.fromString(cp.kubeconfig()) : client,
+        options,
+        silentLogger,
+        replicas > 1 ? { ...tuning, identity: `replica-${i}` } : tuning,
+      ),
+    );
   await client.create(Resources.Endpoints, {
     metadata: { name: 'kruise-webhook-service', namespace: 'kruise-system' },
-    subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: app.webhookPort }] }],
+    subsets: apps.map((a) => ({ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: a.webhookPort }] })),
   });
-  return { cp, client, app };
+  return { cp, client, app: apps[0]!, apps };
 }
 
 /** Registers a Ready node (its NodeImage follows), with labels and taints. */

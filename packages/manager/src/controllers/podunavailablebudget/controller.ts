@@ -1,4 +1,4 @@
-import { KruiseResources, type PodUnavailableBudget } from '@kruise/api';
+import type { PodUnavailableBudget } from '@kruise/api';
 import { kubeletContainerHash } from '@kruise/kube-compat';
 import {
   type ControllerBuilder,

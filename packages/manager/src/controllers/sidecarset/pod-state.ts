@@ -1,5 +1,5 @@
 import type { SidecarSet } from '@kruise/api';
-import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isDigestImage as isDigest, sameImage } from '../../workload/image-equality.ts';
 import { podContainerStatuses, podContainers } from '../../workload/pod-containers.ts';
 import { isRunningAndReady } from '../../workload/pod-state.ts';

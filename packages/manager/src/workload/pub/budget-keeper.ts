@@ -157,7 +157,7 @@ export class PubBudgetKeeper {
             return;
           }
         }
-        batch.forEach((w, i) => w.resolve(changes[i]!.result));
+        for (const [i, w] of batch.entries()) w.resolve(changes[i]!.result);
         return;
       }
       throw new BudgetConflictError(`couldn't update PodUnavailableBudget ${name} due to conflicts`);
