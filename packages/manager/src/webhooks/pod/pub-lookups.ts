@@ -1,5 +1,5 @@
 import { kubeletContainerHash } from '@kruise/kube-compat';
-import { isNotFound, type KubeObject, type Manager, Resources } from '@kruise/runtime';
+import { type KubeObject, type Manager, Resources, unlessNotFound } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { Counter } from 'prom-client';
 import { trimmedPods } from '../../informers.ts';
@@ -43,13 +43,7 @@ export function pubWebhookLookups(
       now: () => new Date(),
       pod: async (namespace, name) => {
         const cached = pods.get(`${namespace}/${name}`);
-        if (cached) return cached;
-        try {
-          return await manager.client.get<Pod & KubeObject>(Resources.Pod, namespace, name);
-        } catch (err) {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        }
+        return cached ?? unlessNotFound(manager.client.get<Pod & KubeObject>(Resources.Pod, namespace, name));
       },
       onRefusal: (pod, _pub, username) => {
         const owner = (pod.metadata?.ownerReferences ?? []).find((r) => r.controller);

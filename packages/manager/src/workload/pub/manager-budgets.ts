@@ -2,9 +2,9 @@ import { KruiseResources, type PodUnavailableBudget } from '@kruise/api';
 import {
   Indexers,
   type Informer,
-  isNotFound,
   type KubeObject,
   type Manager,
+  unlessNotFound,
   withoutManagedFields,
 } from '@kruise/runtime';
 import { synced } from '../cache-sync.ts';
@@ -38,14 +38,8 @@ export function managerBudgets(manager: Manager): ManagerBudgets {
   const keeper = new PubBudgetKeeper({
     synced: () => synced(informer),
     cached: (namespace, name) => informer.get(`${namespace}/${name}`),
-    read: async (namespace, name) => {
-      try {
-        return await manager.client.get<PodUnavailableBudget & KubeObject>(resource, namespace, name);
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
+    read: (namespace, name) =>
+      unlessNotFound(manager.client.get<PodUnavailableBudget & KubeObject>(resource, namespace, name)),
     writeStatus: (pub) => manager.client.updateStatus(resource, pub as KubeObject),
   });
   const budgets: ManagerBudgets = {
