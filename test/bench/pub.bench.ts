@@ -48,6 +48,17 @@ async function readyPod(
   });
 }
 
+/** `/validate-pod`'s latency histogram of one kruise-manager: requests at or under each bucket bound. */
+async function validatePodLatency(metricsPort: number): Promise<Map<string, number>> {
+  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(
+    /^controller_runtime_webhook_latency_seconds_bucket\{le="([^"]+)",webhook="\/validate-pod"\} (\d+)$/gm,
+  ))
+    out.set(m[1]!, Number(m[2]));
+  return out;
+}
+
 /** Deletes the pods all at once, one request each spread over the clients: each one's latency and answer. */
 async function deleteAtOnce(
   clients: KubeClient[],
@@ -129,6 +140,8 @@ export async function benchPodUnavailableBudget(): Promise<void> {
     const clients = Array.from({ length: CLIENTS }, () => KubeClient.load(kubeconfigPath));
     const p99s: number[] = [];
     const admissionP99s: number[] = [];
+    const uncoveredAdmissionP99s: number[] = [];
+    const servedBefore = await Promise.all(started.map((m) => validatePodLatency(m.metricsPort)));
     const uncovered: number[] = [];
     const skipped: number[] = [];
     const overSpent: number[] = [];
@@ -158,10 +171,34 @@ export async function benchPodUnavailableBudget(): Promise<void> {
       // the baselines: the same burst with no budget, and past no webhook at all
       const free = names.map((n) => `free-${round}-${n}`);
       for (const name of free) await readyPod(client, name, 'default', 'free');
+      admissions.length = 0;
       uncovered.push(quantile((await deleteAtOnce(clients, 'default', free)).latencies, 0.99));
+      uncoveredAdmissionP99s.push(quantile(admissions, 0.99));
       for (const name of free) await readyPod(client, name, 'bench-skipped', 'free');
       skipped.push(quantile((await deleteAtOnce(clients, 'bench-skipped', free)).latencies, 0.99));
     }
+    figure('pub.admission-p99-uncovered', uncoveredAdmissionP99s, {
+      label: `the same admission p99 for ${PODS} DELETEs at once of pods no budget covers`,
+      unit: 'ms',
+      digits: 2,
+    });
+    // kruise-manager's own share: its webhook latency histogram (controller-runtime's buckets)
+    const servedAfter = await Promise.all(started.map((m) => validatePodLatency(m.metricsPort)));
+    const served = servedAfter.reduce((sum, after, i) => {
+      for (const [le, n] of after) sum.set(le, (sum.get(le) ?? 0) + n - (servedBefore[i]!.get(le) ?? 0));
+      return sum;
+    }, new Map<string, number>());
+    const total = served.get('+Inf') ?? 0;
+    figure('pub.webhook-within-10ms', [total ? (100 * (served.get('0.01') ?? 0)) / total : 0], {
+      label: `pod webhook requests kruise-manager served within 10 ms (of ${total}, both replicas, every round)`,
+      unit: '%',
+      digits: 1,
+    });
+    figure('pub.webhook-within-25ms', [total ? (100 * (served.get('0.025') ?? 0)) / total : 0], {
+      label: 'pod webhook requests kruise-manager served within 25 ms',
+      unit: '%',
+      digits: 1,
+    });
     figure('pub.delete-p99-uncovered', uncovered, {
       label: `the same ${PODS} DELETEs at once of pods no budget covers (the pod webhook answers at once)`,
       unit: 'ms',

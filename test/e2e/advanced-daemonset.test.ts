@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type DaemonSet, KruiseResources } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
+import { installKruiseApi, pointWebhookService, withdrawWebhooks } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
 import { startDaemonProcess, startManagerProcess } from '@kruise/stack/program-recipes';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -51,6 +51,7 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => {
   await manager?.stop();
+  if (client) await withdrawWebhooks(client);
   await Promise.all(daemons.map((d) => d.stop()));
   const pods = await client?.list(Resources.Pod, { namespace: 'default' }).catch(() => undefined);
   for (const p of pods?.items ?? [])

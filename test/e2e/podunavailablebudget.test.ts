@@ -5,7 +5,7 @@ import { KruiseResources, type PodUnavailableBudget } from '@kruise/api';
 import { ControlPlane } from '@kruise/control-plane';
 import { DEPLOY_FEATURE_GATES } from '@kruise/deploy';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
+import { installKruiseApi, pointWebhookService, withdrawWebhooks } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
 import { startManagerProcess } from '@kruise/stack/program-recipes';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -53,6 +53,7 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => {
   await Promise.all(managers.map((m) => m.program.stop()));
+  if (client) await withdrawWebhooks(client);
   const pods = await client?.list(Resources.Pod, { namespace: 'default' }).catch(() => undefined);
   await Promise.all(
     (pods?.items ?? []).map((p) =>

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlane } from '@kruise/control-plane';
 import { KubeClient, type KubeObject, Resources } from '@kruise/runtime';
-import { installKruiseApi, pointWebhookService } from '@kruise/stack/cluster-bootstrap';
+import { installKruiseApi, pointWebhookService, withdrawWebhooks } from '@kruise/stack/cluster-bootstrap';
 import type { Program } from '@kruise/stack/program';
 import {
   startDaemonProcess,
@@ -63,6 +63,7 @@ export async function startKruiseSystem(
     // The manager first, so no workload replaces the pods deleted next; then the pods, through
     // the local node, so no container outlives the system.
     await (system?.manager ?? programs.manager)?.stop();
+    await withdrawWebhooks(client);
     const pods = await client.list(Resources.Pod).catch(() => ({ items: [] as KubeObject[] }));
     await Promise.all(
       pods.items

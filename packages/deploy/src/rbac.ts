@@ -182,6 +182,12 @@ export const JUSTIFIED_UNUSED: JustifiedGrant[] = [
   },
   {
     role: 'kruise-manager-role',
+    resource: 'nodeimages',
+    verb: 'get',
+    why: "an image pull job reads a NodeImage fresh only after its update from the cached copy conflicted (the daemon's status write, or a second job, at the same moment)",
+  },
+  {
+    role: 'kruise-manager-role',
     resource: 'nodes',
     verb: 'get',
     why: 'the CRR webhook reads a Node the cache does not hold yet',

@@ -74,3 +74,16 @@ export async function pointWebhookService(client: KubeClient, port: number | num
     await client.update(Resources.Endpoints, { ...current, subsets });
   }
 }
+
+/**
+ * Removes kruise's two webhook configurations: once no kruise-manager serves them, their fail-closed
+ * pod webhooks (vpod, vpodeviction) would refuse every pod deletion, so a teardown that deletes pods
+ * after stopping the manager withdraws them first.
+ */
+export async function withdrawWebhooks(client: KubeClient): Promise<void> {
+  for (const [r, name] of [
+    [Resources.ValidatingWebhookConfiguration, 'kruise-validating-webhook-configuration'],
+    [Resources.MutatingWebhookConfiguration, 'kruise-mutating-webhook-configuration'],
+  ] as const)
+    await client.delete(r, undefined, name).catch(() => undefined);
+}
