@@ -8,7 +8,8 @@ let kubectl: (args: string[], input?: string) => Promise<KubectlResult>;
 let dispose: () => void;
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  // The API server's part alone: no Job controller writes these Jobs' status (job-controller.test.ts runs one).
+  cp = await startControlPlane({ jobs: false });
   ({ kubectl, dispose } = kubectlFor(cp));
 });
 afterAll(async () => {
@@ -41,6 +42,17 @@ describe('batch/v1 Job', () => {
     });
     expect(spec.template.spec.terminationGracePeriodSeconds).toBe(30);
     expect(status).toEqual({});
+  });
+
+  it('defaults a podFailurePolicy onPodConditions pattern to status True', async () => {
+    const spec =
+      '  podFailurePolicy:\n    rules:\n    - {action: Ignore, onPodConditions: [{type: DisruptionTarget}]}\n';
+    expect((await kubectl(['apply', '-f', '-'], job('policy', spec))).code).toBe(0);
+    const got = await rawRequest(cp, 'GET', '/apis/batch/v1/namespaces/default/jobs/policy');
+    expect(got.body.spec.podFailurePolicy.rules[0].onPodConditions).toEqual([
+      { type: 'DisruptionTarget', status: 'True' },
+    ]);
+    expect(got.body.spec.podReplacementPolicy).toBe('Failed');
   });
 
   it('refuses a pod template that restarts Always', async () => {

@@ -1,13 +1,17 @@
 import type { ControllerDeps } from './deps.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
+import { JobController, type JobControllerOptions } from './job/job-controller.ts';
+import { TtlAfterFinishedController } from './job/ttl-after-finished.ts';
 import { NodeLifecycleController, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { VolumeController, type VolumeOptions } from './storage/volume-controller.ts';
 
 /** Which of kube-scheduler's and kube-controller-manager's parts run, and how. */
-export interface KubeControllerOptions extends NodeLifecycleOptions, VolumeOptions {
+export interface KubeControllerOptions extends NodeLifecycleOptions, VolumeOptions, JobControllerOptions {
   /** Run the scheduler (default true); off for tests that bind pods themselves. */
   scheduler?: boolean;
+  /** Run the Job and TTL-after-finished controllers (default true); off for tests that write Job status themselves. */
+  jobs?: boolean;
 }
 
 /** The running parts; `stop` ends them. */
@@ -22,6 +26,8 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
   const disruption = new DisruptionController(deps);
   const lifecycle = new NodeLifecycleController(deps, options);
   const volumes = new VolumeController(deps, options);
+  const jobs = options.jobs === false ? undefined : new JobController(deps, options);
+  const ttl = options.jobs === false ? undefined : new TtlAfterFinishedController(deps);
   return {
     scheduler,
     stop: () => {
@@ -29,6 +35,8 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
       disruption.stop();
       lifecycle.stop();
       volumes.stop();
+      jobs?.stop();
+      ttl?.stop();
     },
   };
 }

@@ -27,6 +27,8 @@ function defaultJobSpec(job: KubeObject): void {
   spec.completionMode ??= 'NonIndexed';
   spec.suspend ??= false;
   spec.podReplacementPolicy ??= spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed';
+  for (const rule of spec.podFailurePolicy?.rules ?? [])
+    for (const pattern of rule?.onPodConditions ?? []) if (pattern) pattern.status ??= 'True';
   defaultTemplate(job);
 }
 
@@ -97,8 +99,8 @@ function jobDuration(job: KubeObject, now: number): string {
 }
 
 /**
- * `batch/v1` Job, stored with its `status` subresource. Its pods are run by a Job controller,
- * which the control plane does not have yet: a Job's status is what its writers put there.
+ * `batch/v1` Job, stored with its `status` subresource; the control plane's Job controller
+ * (controllers/job) runs its pods and writes its status.
  */
 export const BATCH_RESOURCES: ResourceType[] = [
   builtin({
