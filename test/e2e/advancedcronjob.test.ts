@@ -6,8 +6,8 @@ import { type System, startSystem, until } from './env.ts';
 
 /**
  * AdvancedCronJob end to end on the real clock: kruise-manager as a process runs an `@every 10s`
- * schedule with a Job template. There is no Job controller in this stack yet (it comes with the
- * install issue), so the test finishes a Job by writing its status, as that controller would.
+ * schedule with a Job template; the control plane's Job controller runs each Job's pod on the
+ * local node, and the Job completes when the container exits.
  */
 let sys: System;
 const NS = 'default';
@@ -41,7 +41,9 @@ describe('AdvancedCronJob on a real schedule', () => {
               template: {
                 spec: {
                   restartPolicy: 'Never',
-                  containers: [{ name: 'main', image: `${sys.registry}/busybox:v1`, command: ['true'] }],
+                  containers: [
+                    { name: 'main', image: `${sys.registry}/busybox:v1`, command: ['sleep', '25'] },
+                  ],
                 },
               },
             },
@@ -61,20 +63,22 @@ describe('AdvancedCronJob on a real schedule', () => {
       const got = await kubectl(sys.kubeconfig, ['get', 'acj', 'tick', '-n', NS]);
       return /\ntick\s+@every 10s\s+Job\s+\d+s\s+\d+s\n/.test(got.stdout);
     }, 15_000);
-    // Two more start times pass while the Job is active: nothing else runs.
-    await new Promise((r) => setTimeout(r, 21_000));
+    // Two more start times pass while the Job's pod sleeps: nothing else runs.
+    await new Promise((r) => setTimeout(r, Math.max(0, scheduled + 21_000 - Date.now())));
     expect((await jobsOf('tick')).map((j) => j.metadata?.name)).toEqual([first!.metadata!.name]);
+    const running = await kubectl(sys.kubeconfig, ['get', 'job', first!.metadata!.name!, '-n', NS]);
+    expect(running.stdout).toMatch(/\ntick-\d+\s+Running\s+0\/1\s+/);
+    const done = await kubectl(sys.kubeconfig, [
+      'wait',
+      '--for=condition=complete',
+      `job/${first!.metadata!.name}`,
+      '-n',
+      NS,
+      '--timeout=30s',
+    ]);
+    expect(done.status).toBe(0);
     const job = await sys.client.get<KubeObject>(Resources.Job, NS, first!.metadata!.name!);
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await sys.client.updateStatus(Resources.Job, {
-      ...job,
-      status: {
-        startTime: now,
-        completionTime: now,
-        succeeded: 1,
-        conditions: [{ type: 'Complete', status: 'True' }],
-      },
-    });
+    expect(job.status).toMatchObject({ succeeded: 1, ready: 0, terminating: 0 });
     const after = await until(async () => {
       const jobs = await jobsOf('tick');
       return jobs.length === 2 ? jobs : undefined;

@@ -311,6 +311,45 @@ describe('Job controller', () => {
     expect(failed.status.failed).toBe(1);
   });
 
+  it('with backoffLimitPerIndex, fails an index that used up its retries and then the Job (FailedIndexes)', async () => {
+    await apply(
+      job(
+        'perindex',
+        '  completions: 2\n  parallelism: 2\n  completionMode: Indexed\n  backoffLimitPerIndex: 1\n',
+      ),
+    );
+    const pods = await activePods('perindex', 2);
+    const index = (p: any) => p.metadata.annotations['batch.kubernetes.io/job-completion-index'];
+    const zero = pods.find((p) => index(p) === '0');
+    const one = pods.find((p) => index(p) === '1');
+    expect(zero.metadata.annotations['batch.kubernetes.io/job-index-failure-count']).toBe('0');
+    await endPod(cp, zero.metadata.name, { phase: 'Failed' });
+    const retry = await eventually(async () =>
+      activeOf(await jobPods(cp, 'perindex')).find(
+        (p) => index(p) === '0' && p.metadata.name !== zero.metadata.name,
+      ),
+    );
+    expect(retry.metadata.annotations['batch.kubernetes.io/job-index-failure-count']).toBe('1');
+    await endPod(cp, retry.metadata.name, { phase: 'Failed' });
+    await eventually(async () => (await getJob('perindex')).status?.failedIndexes === '0');
+    expect(conditionOf(await getJob('perindex'), 'Failed')).toBeUndefined();
+    await endPod(cp, one.metadata.name, { phase: 'Succeeded' });
+    const failed = await eventually(async () => {
+      const j = await getJob('perindex');
+      return conditionOf(j, 'Failed') ? j : undefined;
+    });
+    expect(conditionOf(failed, 'Failed')).toMatchObject({
+      reason: 'FailedIndexes',
+      message: 'Job has failed indexes',
+    });
+    expect(failed.status).toMatchObject({
+      failed: 2,
+      succeeded: 1,
+      completedIndexes: '1',
+      failedIndexes: '0',
+    });
+  });
+
   it('suspends a Job (no pods, Suspended condition) and resumes it', async () => {
     await apply(job('later', '  suspend: true\n'));
     const suspended = await eventually(async () => {

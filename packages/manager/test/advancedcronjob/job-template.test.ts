@@ -6,8 +6,9 @@ import { type CronHarness, HOUR, nextHour, runName, startCronHarness } from './h
 
 /**
  * AdvancedCronJob with a Job template, on an injected clock: runs on schedule, concurrency
- * policies, history limits, missed schedules, startingDeadlineSeconds and pause. No Job controller
- * runs here: a test finishes a Job by writing its status, as that controller would.
+ * policies, history limits, missed schedules, startingDeadlineSeconds and pause. The control
+ * plane's Job controller creates each Job's pod, but no node runs it and that controller keeps the
+ * real clock: a test finishes a Job by writing its status at the injected time.
  */
 let h: CronHarness;
 beforeAll(async () => {

@@ -11,9 +11,8 @@ import {
   isTerminating,
   removalOrder,
 } from './job-pods.ts';
+import { completionsOf, onlyReplaceFailed } from './sync-state.ts';
 
-const completionsOf = (job: KubeObject): number => job.spec?.completions ?? 0;
-const onlyReplaceFailed = (job: KubeObject) => job.spec?.podReplacementPolicy === 'Failed';
 const count = (pod: KubeObject, key: string): number => {
   const n = Number(pod.metadata?.annotations?.[key] ?? 0);
   return Number.isInteger(n) && n >= 0 ? n : 0;
@@ -34,11 +33,12 @@ function indexFailed(job: KubeObject, pod: KubeObject): boolean {
 
 /**
  * backoffLimitPerIndex: the failed indexes (the status's and those of failed pods still tracked),
- * and per other index the latest failed pod kept (finalizer and all) until its replacement exists.
+ * and per other index not running the latest failed pod, kept (finalizer and all) until its replacement exists.
  */
 export function failedIndexes(
   job: KubeObject,
   pods: KubeObject[],
+  active: KubeObject[],
   previous: string | undefined,
   succeeded: IndexIntervals,
 ): { failed: IndexIntervals; delayed: Map<number, KubeObject> } {
@@ -48,13 +48,19 @@ export function failedIndexes(
     .filter((p) => hasTrackingFinalizer(p) && valid(p) && indexFailed(job, p))
     .map(completionIndex);
   const failed = withIndexes(parseIndexes(previous, completions), fresh);
+  // A failed pod whose index runs again is replaced already: it need not wait.
+  const running = new Set(active.map(completionIndex));
   const delayed = new Map<number, KubeObject>();
   for (const p of pods) {
     const ix = completionIndex(p);
-    if (!valid(p) || hasIndex(succeeded, ix) || hasIndex(failed, ix)) continue;
+    if (!valid(p) || hasIndex(succeeded, ix) || hasIndex(failed, ix) || running.has(ix)) continue;
     if (!isPodFailed(p, onlyReplaceFailed(job)) || !hasTrackingFinalizer(p)) continue;
     const last = delayed.get(ix);
-    if (!last || finishedTime(p) > finishedTime(last)) delayed.set(ix, p);
+    if (
+      !last ||
+      (absoluteFailureCount(last) <= absoluteFailureCount(p) && finishedTime(p) >= finishedTime(last))
+    )
+      delayed.set(ix, p);
   }
   return { failed, delayed };
 }
