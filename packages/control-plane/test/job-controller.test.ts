@@ -374,6 +374,34 @@ describe('Job controller', () => {
     expect(resumed.status.startTime).toMatch(/Z$/);
   });
 
+  it('lets `kubectl delete job` take its pods: their tracking finalizer goes with the Job', async () => {
+    await apply(job('gone', '  completions: 2\n  parallelism: 2\n'));
+    const [running, pending] = await activePods('gone', 2);
+    await runPod(cp, running.metadata.name);
+    const deleted = await kubectl(['delete', 'job', 'gone']);
+    expect(deleted.out).toBe('job.batch "gone" deleted\n');
+    // Both pods are bound: they wait for their kubelet to stop them, no longer held by the finalizer.
+    const left = await eventually(async () => {
+      const pods = await jobPods(cp, 'gone');
+      return pods.every((p) => p.metadata.deletionTimestamp && !p.metadata.finalizers) ? pods : undefined;
+    });
+    expect(left.map((p) => p.metadata.name).sort()).toEqual(
+      [running.metadata.name, pending.metadata.name].sort(),
+    );
+    // As kubelet, once the containers stopped: the pods go for good.
+    for (const p of left)
+      expect(
+        (
+          await rawRequest(
+            cp,
+            'DELETE',
+            `/api/v1/namespaces/default/pods/${p.metadata.name}?gracePeriodSeconds=0`,
+          )
+        ).code,
+      ).toBe(200);
+    expect(await jobPods(cp, 'gone')).toEqual([]);
+  });
+
   it('deletes a finished Job and its pods once ttlSecondsAfterFinished has passed', async () => {
     await apply(job('brief', '  ttlSecondsAfterFinished: 1\n'));
     const [pod] = await activePods('brief', 1);
