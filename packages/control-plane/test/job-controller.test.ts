@@ -156,7 +156,7 @@ describe('Job controller', () => {
     });
   });
 
-  it('runs `kubectl create job` to Complete, as `kubectl get jobs` and `kubectl wait` see it', async () => {
+  it('runs `kubectl create job` to Complete, as `kubectl get jobs`, `kubectl wait` and `kubectl describe` see it', async () => {
     const created = await kubectl(['create', 'job', 'hello', '--image=busybox:1.36', '--', 'echo', 'hi']);
     expect(created.out).toBe('job.batch/hello created\n');
     const [pod] = await activePods('hello', 1);
@@ -173,6 +173,17 @@ describe('Job controller', () => {
     expect((await kubectl(['get', 'job', 'hello'])).out).toMatch(
       /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\nhello\s+Complete\s+1\/1\s+\d+s\s+\d+s\n$/,
     );
+    const described = await eventually(async () => {
+      const out = (await kubectl(['describe', 'job', 'hello'])).out;
+      return out.includes('Completed') ? out : undefined;
+    });
+    expect(described).toMatch(/\nPods Statuses:\s+0 Active \(0 Ready\) \/ 1 Succeeded \/ 0 Failed\n/);
+    expect(described).toMatch(
+      new RegExp(
+        `Normal\\s+SuccessfulCreate\\s+\\S+\\s+job-controller\\s+Created pod: ${pod.metadata.name}\n`,
+      ),
+    );
+    expect(described).toMatch(/Normal\s+Completed\s+\S+\s+job-controller\s+Job completed\n/);
   });
 
   it('gives an Indexed Job one pod per index and completes when every index succeeded', async () => {
@@ -372,6 +383,25 @@ describe('Job controller', () => {
     });
     expect(conditionOf(resumed, 'Suspended')).toMatchObject({ reason: 'JobResumed', message: 'Job resumed' });
     expect(resumed.status.startTime).toMatch(/Z$/);
+    // Suspended again while its pod runs: the pod is deleted, no longer tracked.
+    const [pod] = await activePods('later', 1);
+    await runPod(cp, pod.metadata.name);
+    expect((await kubectl(['patch', 'job', 'later', '-p', '{"spec":{"suspend":true}}'])).code).toBe(0);
+    const again = await eventually(async () => {
+      const j = await getJob('later');
+      return conditionOf(j, 'Suspended')?.status === 'True' ? j : undefined;
+    });
+    expect(again.status).toMatchObject({ ready: 0, terminating: 1 });
+    expect(again.status.active).toBeUndefined();
+    const [stopping] = await jobPods(cp, 'later');
+    expect(stopping.metadata.deletionTimestamp).toBeDefined();
+    expect(stopping.metadata.finalizers).toBeUndefined();
+    const reasons = await eventually(async () => {
+      const all = (await eventsOf('later')).map((e: any) => e.reason);
+      return all.filter((r: string) => r === 'Suspended').length === 2 ? all : undefined;
+    });
+    expect(reasons).toContain('Resumed');
+    expect(reasons).toContain('SuccessfulDelete');
   });
 
   it('lets `kubectl delete job` take its pods: their tracking finalizer goes with the Job', async () => {
