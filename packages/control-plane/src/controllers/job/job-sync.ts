@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../registry/types.ts';
 import { nextBackoffRecord } from './backoff.ts';
-import { hasTrueCondition, type JobCondition, newCondition } from './conditions.ts';
+import { findCondition, type JobCondition, newCondition } from './conditions.ts';
 import { matchFailurePolicy } from './failure-policy.ts';
 import { failedIndexes } from './indexed.ts';
 import { countIndexes, parseIndexes, withIndexes } from './indexes.ts';
@@ -172,13 +172,9 @@ export async function syncJob(job: KubeObject, pods: KubeObject[], act: JobActio
 /** The failure (or earlier success) that ends the Job, before pods are managed. */
 function decideFinished(s: SyncState, act: JobActions): void {
   const { job, status } = s;
-  if (hasTrueCondition(job, 'SuccessCriteriaMet')) {
-    s.finished = newCondition(
-      'SuccessCriteriaMet',
-      'True',
-      'CompletionsReached',
-      'Reached expected number of succeeded pods',
-    );
+  const met = findCondition(job, 'SuccessCriteriaMet');
+  if (met?.status === 'True') {
+    s.finished = newCondition('SuccessCriteriaMet', 'True', met.reason, met.message);
     return;
   }
   const target = (status.conditions ?? []).find(
