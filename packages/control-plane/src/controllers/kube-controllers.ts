@@ -1,6 +1,8 @@
+import { DeploymentController } from './deployment/deployment-controller.ts';
 import type { ControllerDeps } from './deps.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
 import { NodeLifecycleController, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle.ts';
+import { ReplicaSetController } from './replicaset/replicaset-controller.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { VolumeController, type VolumeOptions } from './storage/volume-controller.ts';
 
@@ -8,6 +10,11 @@ import { VolumeController, type VolumeOptions } from './storage/volume-controlle
 export interface KubeControllerOptions extends NodeLifecycleOptions, VolumeOptions {
   /** Run the scheduler (default true); off for tests that bind pods themselves. */
   scheduler?: boolean;
+  /**
+   * Run the ReplicaSet and Deployment controllers (default true); off for tests that want
+   * Deployments and ReplicaSets stored and left alone.
+   */
+  replicaSets?: boolean;
 }
 
 /** The running parts; `stop` ends them. */
@@ -22,6 +29,8 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
   const disruption = new DisruptionController(deps);
   const lifecycle = new NodeLifecycleController(deps, options);
   const volumes = new VolumeController(deps, options);
+  const workloads =
+    options.replicaSets === false ? [] : [new ReplicaSetController(deps), new DeploymentController(deps)];
   return {
     scheduler,
     stop: () => {
@@ -29,6 +38,7 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
       disruption.stop();
       lifecycle.stop();
       volumes.stop();
+      for (const w of workloads) w.stop();
     },
   };
 }
