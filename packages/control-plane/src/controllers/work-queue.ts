@@ -19,6 +19,7 @@ export class KeyQueue {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private running = 0;
   private stopped = false;
+  private pumpScheduled = false;
 
   private readonly sync: (key: string) => Promise<SyncResult>;
   private readonly workers: number;
@@ -38,7 +39,21 @@ export class KeyQueue {
     if (this.waiting.has(key)) return;
     this.waiting.add(key);
     this.queued.push(key);
-    this.pump();
+    this.schedulePump();
+  }
+
+  /**
+   * Starts queued keys on the next turn of the event loop, not at once: the changes of one burst
+   * (a scheduler's batch of bindings, a slow-start batch of creates) then cost one sync, as an
+   * informer's queue coalesces the events that arrive while its workers are busy.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   /** Queues a key after `ms` (an earlier timer for it is kept when it fires sooner). */
@@ -90,7 +105,7 @@ export class KeyQueue {
       this.active.delete(key);
       this.running--;
       if (this.dirty.delete(key)) this.add(key);
-      this.pump();
+      this.schedulePump();
     }
   }
 }
