@@ -12,6 +12,11 @@ export const NODES = 10;
  */
 export async function prepareBoundCluster(client: KubeClient): Promise<void> {
   await installKruiseApi(client);
+  await addBoundNodes(client);
+}
+
+/** `NODES` Ready Nodes with room for many pods, no kubelet behind them: pods get bound, never run. */
+export async function addBoundNodes(client: KubeClient): Promise<void> {
   const room = { cpu: '1000', memory: '4000Gi', pods: '5000' };
   for (let i = 0; i < NODES; i++)
     await client.create(Resources.Node, {

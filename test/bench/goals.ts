@@ -112,6 +112,11 @@ export const GOALS = {
     unit: '%',
     atLeast: 50,
   },
+  'deployment.scale-1000-bound-of-raw': {
+    what: 'Deployment scale 0 -> 1,000 on 10 Nodes (bound, not run): until every pod is bound, as a share of 1,000 raw pod creates bound by the same scheduler',
+    unit: '%',
+    atLeast: 50,
+  },
   'broadcastjob.pods-1000-of-raw': {
     what: 'BroadcastJob on 1,000 Nodes (bound, not run): pods created per second as a share of raw creates of the same pinned pods',
     unit: '%',

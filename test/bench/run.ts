@@ -24,6 +24,7 @@ import { benchControlPlane } from './control-plane.bench.ts';
 import { benchCrr } from './crr.bench.ts';
 import { benchDaemon } from './daemon.bench.ts';
 import { benchDaemonSet } from './daemonset.bench.ts';
+import { benchDeployment } from './deployment.bench.ts';
 import { benchLocalNode } from './local-node.bench.ts';
 import { benchManager } from './manager.bench.ts';
 import { benchPodUnavailableBudget } from './pub.bench.ts';
@@ -42,6 +43,7 @@ const suites: Suite[] = [
   { name: 'cloneset', title: 'CloneSet', run: benchCloneSet },
   { name: 'statefulset', title: 'Advanced StatefulSet', run: benchStatefulSet },
   { name: 'daemonset', title: 'Advanced DaemonSet', run: benchDaemonSet },
+  { name: 'deployment', title: 'Deployment (control plane)', run: benchDeployment },
   { name: 'broadcastjob', title: 'BroadcastJob', run: benchBroadcastJob },
   { name: 'daemon', title: 'kruise-daemon', run: benchDaemon },
   { name: 'crr', title: 'ContainerRecreateRequest', run: benchCrr },

@@ -1,6 +1,6 @@
 import { KruiseResources } from '@kruise/api';
 import type { ResourceRef } from '@kruise/kube-compat';
-import type { KubeObject } from '@kruise/runtime';
+import { type KubeObject, Resources } from '@kruise/runtime';
 
 /** The pods of the benches whose pods are bound, not run (raw creates and workloads alike). */
 export const BENCH_POD_SPEC = { containers: [{ name: 'app', image: 'busybox:v1' }] };
@@ -24,6 +24,8 @@ export interface BenchWorkload {
   manifest(name: string, replicas: number, podSpec: Record<string, unknown>): KubeObject;
   /** The spec fields (a merge patch) that make its next update go by `strategy`. */
   strategy(strategy: UpdateStrategy): Record<string, unknown>;
+  /** Whether a user's install has admission webhooks on its pods (default true: Kruise's pod webhook). */
+  webhooks?: boolean;
   /**
    * Its status as an update is followed: pods ready, and pods updated and ready
    * (`readyReplicas` and `updatedReadyReplicas` unless given).
@@ -56,6 +58,30 @@ export const daemonSetWorkload: BenchWorkload = {
     ready: s.numberReady,
     updatedReady: Math.min(s.updatedNumberScheduled ?? 0, s.numberAvailable ?? 0),
   }),
+};
+
+/**
+ * A native apps/v1 Deployment, run by the control plane's own kube-controller-manager part (no
+ * Kruise install, so no webhooks): maxUnavailable and maxSurge 25 % (the defaults) pace an update.
+ */
+export const deploymentWorkload: BenchWorkload = {
+  suite: 'deployment',
+  title: 'Deployment',
+  resource: Resources.Deployment,
+  pacing: 'maxSurge 25%, maxUnavailable 25% (the defaults)',
+  webhooks: false,
+  manifest: (name, replicas, podSpec) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: podSpec },
+    },
+  }),
+  strategy: (strategy) =>
+    strategy === 'ReCreate' ? { strategy: { type: 'Recreate' } } : { strategy: { type: 'RollingUpdate' } },
 };
 
 /** A CloneSet: its default maxUnavailable (20 %) paces an update. */

@@ -22,7 +22,9 @@ spec:
 describe('server-side apply (pinned kubectl)', () => {
   let s: KubectlSession;
   beforeAll(async () => {
-    s = await KubectlSession.start();
+    // Field ownership is the subject: no kube-controller-manager part writes the Deployments here
+    // (its status writes would own status, as they do in a cluster).
+    s = await KubectlSession.start({ replicaSets: false });
   });
   afterAll(() => s?.stop());
 

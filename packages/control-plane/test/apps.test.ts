@@ -1,7 +1,7 @@
 import { AppsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../src/index.ts';
-import { expectStatus, kubeConfigFor, startControlPlane } from './helpers.ts';
+import { eventually, expectStatus, kubeConfigFor, startControlPlane } from './helpers.ts';
 import { type KubectlResult, kubectlFor } from './kubectl-run.ts';
 
 const STS = `apiVersion: apps/v1
@@ -175,8 +175,13 @@ describe('apps/v1 StatefulSet, ReplicaSet and ControllerRevision', () => {
     expect(empty.message).toContain(
       'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment',
     );
-    const listed = await kubectl(['get', 'rs', '--field-selector=status.replicas=0', '-o', 'name']);
-    expect(listed.out).toBe('replicaset.apps/front\n');
+    // The ReplicaSet controller creates its one pod and counts it in status.replicas.
+    await eventually(async () => {
+      const listed = await kubectl(['get', 'rs', '--field-selector=status.replicas=1', '-o', 'name']);
+      return listed.out === 'replicaset.apps/front\n';
+    });
+    const none = await kubectl(['get', 'rs', '--field-selector=status.replicas=0', '-o', 'name']);
+    expect(none.out).toBe('');
   });
 
   it('stores a ControllerRevision, keeps its data immutable and requires data', async () => {

@@ -23,8 +23,20 @@ describe('eviction and PodDisruptionBudgets', () => {
   let hook: Server;
   const reviews: any[] = [];
 
-  /** A ReplicaSet `name` with `replicas` running, Ready pods on `node` (as a kubelet would report them). */
+  /**
+   * A ReplicaSet `name` with `replicas` running, Ready pods on `node` (as a kubelet would report
+   * them): the pods come first, and the ReplicaSet controller adopts them.
+   */
   async function runningSet(name: string, replicas: number, node: string): Promise<void> {
+    for (let i = 0; i < replicas; i++) {
+      const body: V1Pod = {
+        metadata: { name: `${name}-${i}`, labels: { app: name } },
+        spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx' }] },
+      };
+      const pod = await core.createNamespacedPod({ namespace: 'default', body });
+      pod.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+      await core.replaceNamespacedPodStatus({ name: `${name}-${i}`, namespace: 'default', body: pod });
+    }
     const rs = await apps.createNamespacedReplicaSet({
       namespace: 'default',
       body: {
@@ -39,21 +51,14 @@ describe('eviction and PodDisruptionBudgets', () => {
         },
       },
     });
-    for (let i = 0; i < replicas; i++) {
-      const body: V1Pod = {
-        metadata: {
-          name: `${name}-${i}`,
-          labels: { app: name },
-          ownerReferences: [
-            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: rs.metadata!.uid!, controller: true },
-          ],
-        },
-        spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx' }] },
-      };
-      const pod = await core.createNamespacedPod({ namespace: 'default', body });
-      pod.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
-      await core.replaceNamespacedPodStatus({ name: `${name}-${i}`, namespace: 'default', body: pod });
-    }
+    await eventually(async () => {
+      const pods = (await core.listNamespacedPod({ namespace: 'default', labelSelector: `app=${name}` }))
+        .items;
+      return (
+        pods.length === replicas &&
+        pods.every((p) => p.metadata?.ownerReferences?.[0]?.uid === rs.metadata?.uid)
+      );
+    });
   }
 
   const budget = (name: string) => policy.readNamespacedPodDisruptionBudget({ name, namespace: 'default' });
@@ -252,8 +257,19 @@ describe('eviction and PodDisruptionBudgets', () => {
     expect(drained.err).toBe('');
     expect(drained.out).toContain('pod/db-0 evicted');
     expect(drained.out).toContain('node/spare drained');
-    expect(
-      (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=db' })).items,
-    ).toHaveLength(0);
+    const onSpare = async () =>
+      (
+        await core.listNamespacedPod({
+          namespace: 'default',
+          labelSelector: 'app=db',
+          fieldSelector: 'spec.nodeName=spare',
+        })
+      ).items;
+    expect(await onSpare()).toHaveLength(0);
+    // The ReplicaSet replaces the evicted pods, on the node left schedulable.
+    await eventually(async () => {
+      const pods = (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=db' })).items;
+      return pods.length === 2 && pods.every((p) => p.spec?.nodeName === 'worker');
+    });
   }, 60_000);
 });

@@ -26,9 +26,9 @@ export class KubectlSession {
     } = kubectlFor(cp));
   }
 
-  /** Starts a control plane and writes its admin kubeconfig. */
-  static async start(): Promise<KubectlSession> {
-    return new KubectlSession(await startControlPlane());
+  /** Starts a control plane (with `options`) and writes its admin kubeconfig. */
+  static async start(options: Parameters<typeof startControlPlane>[0] = {}): Promise<KubectlSession> {
+    return new KubectlSession(await startControlPlane(options));
   }
 
   /** Stops the control plane and removes the directory. */

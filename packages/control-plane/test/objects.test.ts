@@ -14,7 +14,8 @@ const pod = (name: string, extra: Record<string, any> = {}) => ({
 
 beforeAll(async () => {
   // Exact resourceVersions: nothing but the test writes (no scheduler).
-  cp = await startControlPlane({ scheduler: false });
+  // The objects' lifecycle is the subject: no scheduler or ReplicaSet/Deployment controller writes them.
+  cp = await startControlPlane({ scheduler: false, replicaSets: false });
   const kc = kubeConfigFor(cp);
   core = kc.makeApiClient(CoreV1Api);
   apps = kc.makeApiClient(AppsV1Api);

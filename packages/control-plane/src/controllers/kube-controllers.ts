@@ -1,8 +1,10 @@
+import { DeploymentController } from './deployment/deployment-controller.ts';
 import type { ControllerDeps } from './deps.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
 import { JobController, type JobControllerOptions } from './job/job-controller.ts';
 import { TtlAfterFinishedController } from './job/ttl-after-finished.ts';
 import { NodeLifecycleController, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle.ts';
+import { ReplicaSetController } from './replicaset/replicaset-controller.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { VolumeController, type VolumeOptions } from './storage/volume-controller.ts';
 
@@ -12,6 +14,11 @@ export interface KubeControllerOptions extends NodeLifecycleOptions, VolumeOptio
   scheduler?: boolean;
   /** Run the Job and TTL-after-finished controllers (default true); off for tests that write Job status themselves. */
   jobs?: boolean;
+  /**
+   * Run the ReplicaSet and Deployment controllers (default true); off for tests that want
+   * Deployments and ReplicaSets stored and left alone.
+   */
+  replicaSets?: boolean;
 }
 
 /** The running parts; `stop` ends them. */
@@ -28,6 +35,8 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
   const volumes = new VolumeController(deps, options);
   const jobs = options.jobs === false ? undefined : new JobController(deps, options);
   const ttl = options.jobs === false ? undefined : new TtlAfterFinishedController(deps);
+  const workloads =
+    options.replicaSets === false ? [] : [new ReplicaSetController(deps), new DeploymentController(deps)];
   return {
     scheduler,
     stop: () => {
@@ -37,6 +46,7 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
       volumes.stop();
       jobs?.stop();
       ttl?.stop();
+      for (const w of workloads) w.stop();
     },
   };
 }

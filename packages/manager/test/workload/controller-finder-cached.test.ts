@@ -87,7 +87,8 @@ describe('the controller finder over the manager’s caches and the API', () => 
   };
 
   beforeAll(async () => {
-    cp = await ControlPlane.start({ scheduler: false });
+    // The world is built by hand: no scheduler, no ReplicaSet or Deployment controller acts on it.
+    cp = await ControlPlane.start({ scheduler: false, replicaSets: false });
     client = KubeClient.fromString(cp.kubeconfig());
     await installCrds(client);
     await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {

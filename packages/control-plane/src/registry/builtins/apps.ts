@@ -2,7 +2,7 @@ import { AGE_COLUMN, column } from '../columns.ts';
 import type { ResourceType } from '../types.ts';
 import { builtin } from './define.ts';
 import { required } from './validation.ts';
-import { WORKLOAD_SET_RESOURCES } from './workload-sets.ts';
+import { defaultTemplate, WORKLOAD_SET_RESOURCES } from './workload-sets.ts';
 
 const n = (v: unknown) => (typeof v === 'number' ? v : 0);
 
@@ -37,6 +37,7 @@ export const APPS_RESOURCES: ResourceType[] = [
         o.spec.strategy.rollingUpdate.maxUnavailable ??= '25%';
         o.spec.strategy.rollingUpdate.maxSurge ??= '25%';
       }
+      defaultTemplate(o);
     },
     validate: (o) => (o.spec?.selector ? [] : [required('spec.selector')]),
   }),
