@@ -1,18 +1,27 @@
+import { DaemonSetController } from './daemonset/daemonset-controller.ts';
 import type { ControllerDeps } from './deps.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
 import { NodeLifecycleController, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
+import { StatefulSetController } from './statefulset/statefulset-controller.ts';
 import { VolumeController, type VolumeOptions } from './storage/volume-controller.ts';
 
 /** Which of kube-scheduler's and kube-controller-manager's parts run, and how. */
 export interface KubeControllerOptions extends NodeLifecycleOptions, VolumeOptions {
   /** Run the scheduler (default true); off for tests that bind pods themselves. */
   scheduler?: boolean;
+  /**
+   * Run the StatefulSet and DaemonSet controllers (default true); off for tests that drive those
+   * workloads' pods themselves.
+   */
+  workloadSets?: boolean;
 }
 
 /** The running parts; `stop` ends them. */
 export interface KubeControllers {
   scheduler: Scheduler | undefined;
+  statefulSets: StatefulSetController | undefined;
+  daemonSets: DaemonSetController | undefined;
   stop(): void;
 }
 
@@ -22,9 +31,15 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
   const disruption = new DisruptionController(deps);
   const lifecycle = new NodeLifecycleController(deps, options);
   const volumes = new VolumeController(deps, options);
+  const statefulSets = options.workloadSets === false ? undefined : new StatefulSetController(deps);
+  const daemonSets = options.workloadSets === false ? undefined : new DaemonSetController(deps);
   return {
     scheduler,
+    statefulSets,
+    daemonSets,
     stop: () => {
+      statefulSets?.stop();
+      daemonSets?.stop();
       scheduler?.stop();
       disruption.stop();
       lifecycle.stop();
