@@ -214,6 +214,56 @@ describe('the StatefulSet controller', () => {
     expect(sts.status?.updatedReplicas).toBe(3);
   });
 
+  it('deletes claims with their scaled-down pod and with the set under whenScaled/whenDeleted Delete', async () => {
+    kubelet.auto = true;
+    const policy = '  persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete, whenScaled: Delete}\n';
+    expect((await kubectl(['apply', '-f', '-'], set('db', policy + CLAIMS, 2))).code).toBe(0);
+    await kubectl(['rollout', 'status', 'sts/db', '--timeout=30s']);
+    const sts = await apps.readNamespacedStatefulSet({ name: 'db', namespace: 'default' });
+    const claim0 = await core.readNamespacedPersistentVolumeClaim({
+      name: 'data-db-0',
+      namespace: 'default',
+    });
+    expect(claim0.metadata?.ownerReferences).toEqual([
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: sts.metadata?.uid },
+    ]);
+    expect((await kubectl(['scale', 'sts', 'db', '--replicas=1'])).code).toBe(0);
+    await eventually(async () => {
+      const claims = (await kubectl(['get', 'pvc', '-o', 'name'])).out;
+      return !claims.includes('data-db-1') && claims.includes('data-db-0');
+    });
+    await apps.deleteNamespacedStatefulSet({ name: 'db', namespace: 'default' });
+    await eventually(async () => !(await kubectl(['get', 'pvc', '-o', 'name'])).out.includes('data-db-'));
+  });
+
+  it('waits minReadySeconds after Ready before the next ordinal and before counting a pod available', async () => {
+    kubelet.auto = true;
+    expect((await kubectl(['apply', '-f', '-'], set('slow', '  minReadySeconds: 2\n', 2))).code).toBe(0);
+    const first = await eventually(async () => {
+      const p = (await podsOf('slow')).find((x) => x.status?.phase === 'Running');
+      return p;
+    });
+    const sts = await eventually(async () => {
+      const x = await apps.readNamespacedStatefulSet({ name: 'slow', namespace: 'default' });
+      return x.status?.readyReplicas === 1 ? x : undefined;
+    });
+    expect(sts.status?.availableReplicas).toBe(0);
+    expect(names(await podsOf('slow'))).toEqual(['slow-0']);
+    await kubectl(['rollout', 'status', 'sts/slow', '--timeout=30s']);
+    const second = (await podsOf('slow')).find((x) => x.metadata?.name === 'slow-1')!;
+    const readyAt = Date.parse(
+      first.status!.conditions!.find((c) => c.type === 'Ready')!.lastTransitionTime as any,
+    );
+    // creationTimestamp has whole seconds: slow-1 came no earlier than 2 s after slow-0 was Ready.
+    expect(Date.parse(second.metadata!.creationTimestamp as any) + 999).toBeGreaterThanOrEqual(
+      readyAt + 2000,
+    );
+    await eventually(async () => {
+      const s = await apps.readNamespacedStatefulSet({ name: 'slow', namespace: 'default' });
+      return s.status?.availableReplicas === 2;
+    });
+  });
+
   it('rolls maxUnavailable pods at a time when set', async () => {
     const yaml = set(
       'wide',
