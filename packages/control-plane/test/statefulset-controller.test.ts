@@ -286,4 +286,22 @@ describe('the StatefulSet controller', () => {
     await kubectl(['rollout', 'status', 'sts/wide', '--timeout=30s']);
     await eventually(async () => (await podsOf('wide')).every((x) => image(x) === 'nginx:1.26'));
   });
+
+  it('adopts its pods again after a delete with --cascade=orphan', async () => {
+    const before = await podsOf('web');
+    expect(names(before)).toEqual(['web-0', 'web-1', 'web-2']);
+    expect((await kubectl(['delete', 'sts', 'web', '--cascade=orphan'])).code).toBe(0);
+    await eventually(async () => (await podsOf('web')).every((p) => !p.metadata?.ownerReferences?.length));
+    expect((await kubectl(['apply', '-f', '-'], set('web', CLAIMS))).code).toBe(0);
+    const sts = await eventually(
+      async () =>
+        await apps.readNamespacedStatefulSet({ name: 'web', namespace: 'default' }).catch(() => undefined),
+    );
+    const adopted = await eventually(async () => {
+      const p = await podsOf('web');
+      return p.every((x) => x.metadata?.ownerReferences?.[0]?.uid === sts.metadata?.uid) ? p : undefined;
+    });
+    expect(adopted.map((p) => p.metadata?.uid).sort()).toEqual(before.map((p) => p.metadata?.uid).sort());
+    await kubectl(['rollout', 'status', 'sts/web', '--timeout=30s']);
+  });
 });

@@ -4,13 +4,14 @@ import type { KubeObject, ResourceType } from '../../registry/types.ts';
 import type { ChangeEvent } from '../../store/store.ts';
 import { deepEqual } from '../../util/deep-equal.ts';
 import { BuiltinController, type ControllerDeps } from '../deps.ts';
+import { claimPods } from '../workloads/adoption.ts';
 import { workloadEvent } from '../workloads/controller-events.ts';
 import { KeyQueue } from '../workloads/key-queue.ts';
 import { controllerOf } from '../workloads/pod-state.ts';
 import { RevisionHistory } from '../workloads/revision-history.ts';
 import { managePlan, type NodePlan } from './manage.ts';
 import { newDaemonPod, podsByNode } from './pods.ts';
-import { cleanupHistory, constructHistory } from './revisions.ts';
+import { cleanupHistory, constructHistory, daemonSetRef } from './revisions.ts';
 import { rollingUpdatePlan } from './rolling-update.ts';
 import { daemonSetStatus } from './status.ts';
 
@@ -107,12 +108,9 @@ export class DaemonSetController extends BuiltinController {
     if (!ds) return undefined;
     const nodes = this.store.list('/nodes').map((e) => e.obj);
     const revisions = await constructHistory(this.history, ds);
+    const claimed = await claimPods(this.store, this.objects, DS_USER, ds, daemonSetRef(ds));
     if (!ds.metadata?.deletionTimestamp) {
-      await this.syncNodes(
-        ds,
-        managePlan(nodes, podsByNode(this.ownedPods(ds)), ds, revisions.hash),
-        revisions.hash,
-      );
+      await this.syncNodes(ds, managePlan(nodes, podsByNode(claimed), ds, revisions.hash), revisions.hash);
       if ((ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate')
         await this.syncNodes(
           ds,

@@ -6,12 +6,13 @@ import type { KubeObject, ResourceType } from '../../registry/types.ts';
 import type { ChangeEvent } from '../../store/store.ts';
 import { deepEqual } from '../../util/deep-equal.ts';
 import { BuiltinController, type ControllerDeps } from '../deps.ts';
+import { claimPods } from '../workloads/adoption.ts';
 import { workloadEvent } from '../workloads/controller-events.ts';
 import { KeyQueue } from '../workloads/key-queue.ts';
 import { controllerOf } from '../workloads/pod-state.ts';
 import { RevisionHistory } from '../workloads/revision-history.ts';
 import { claimsOf } from './pods.ts';
-import { statefulSetRevisions, truncateHistory } from './revisions.ts';
+import { setRef, statefulSetRevisions, truncateHistory } from './revisions.ts';
 import { statefulSetStatus } from './status.ts';
 import { type StatefulPodWriter, updateStatefulSet } from './update-set.ts';
 
@@ -100,7 +101,8 @@ export class StatefulSetController extends BuiltinController {
         .map((e) => e.obj)
         .filter((p) => controllerOf(p)?.uid === set.metadata?.uid);
     const revisions = await statefulSetRevisions(this.history, set);
-    const result = await updateStatefulSet(set, ownedPods(), revisions, this.writer());
+    const claimed = await claimPods(this.store, this.objects, STS_USER, set, setRef(set));
+    const result = await updateStatefulSet(set, claimed, revisions, this.writer());
     const pods = ownedPods();
     const status = statefulSetStatus(set, pods, revisions);
     if (!deepEqual(status, set.status))
