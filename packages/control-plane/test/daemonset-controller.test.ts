@@ -161,4 +161,32 @@ describe('the DaemonSet controller', () => {
     expect(fresh.metadata?.name).not.toBe(onA.metadata?.name);
     expect(live(await pods()).filter((p) => image(p) === 'busybox:1.38')).toHaveLength(1);
   });
+
+  it('surges a new pod beside the old one on each node with maxSurge 1 and maxUnavailable 0', async () => {
+    const strategy =
+      '{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}';
+    expect((await kubectl(['patch', 'ds', 'agent', '--type=merge', '-p', strategy])).code).toBe(0);
+    let fewest = Number.POSITIVE_INFINITY;
+    let most = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const running = live(await pods()).filter((p) => p.status?.phase === 'Running').length;
+        fewest = Math.min(fewest, running);
+        most = Math.max(most, live(await pods()).length);
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
+    expect((await kubectl(['set', 'image', 'ds/agent', 'agent=busybox:1.39'])).code).toBe(0);
+    await kubectl(['rollout', 'status', 'ds/agent', '--timeout=30s']);
+    await eventually(async () => {
+      const list = live(await pods());
+      return list.length === 4 && list.every((p) => image(p) === 'busybox:1.39');
+    });
+    sampling = false;
+    await sampler;
+    // Never fewer than the four nodes running a pod, at most one extra pod at a time.
+    expect(fewest).toBe(4);
+    expect(most).toBe(5);
+  });
 });
