@@ -51,7 +51,9 @@ async function serviceAccountKubeconfig(name: string): Promise<string> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rbac-'));
   // local-path volumes in the test's own directory (removed with it)
-  cp = await ControlPlane.start({ localPathRoot: join(dir, 'local-path') });
+  // deploy/kruise.yaml's own kruise-daemon DaemonSet stays without pods: this test runs the daemon
+  // (and the manager) as processes of its own, on the node the DaemonSet would pick.
+  cp = await ControlPlane.start({ localPathRoot: join(dir, 'local-path'), workloadSets: false });
   admin = KubeClient.fromString(cp.kubeconfig());
   const adminConfig = join(dir, 'admin.kubeconfig');
   cp.writeKubeconfig(adminConfig);

@@ -26,7 +26,8 @@ describe('apps/v1 StatefulSet, ReplicaSet and ControllerRevision', () => {
   let dispose: () => void;
 
   beforeAll(async () => {
-    cp = await startControlPlane();
+    // The API server's own storage and status rules: no StatefulSet controller writes status here.
+    cp = await startControlPlane({ workloadSets: false });
     apps = kubeConfigFor(cp).makeApiClient(AppsV1Api);
     ({ kubectl, dispose } = kubectlFor(cp));
   });

@@ -1,3 +1,4 @@
+import { DaemonSetController } from './daemonset/daemonset-controller.ts';
 import { DeploymentController } from './deployment/deployment-controller.ts';
 import type { ControllerDeps } from './deps.ts';
 import { DisruptionController } from './disruption/disruption-controller.ts';
@@ -6,6 +7,7 @@ import { TtlAfterFinishedController } from './job/ttl-after-finished.ts';
 import { NodeLifecycleController, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle.ts';
 import { ReplicaSetController } from './replicaset/replicaset-controller.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
+import { StatefulSetController } from './statefulset/statefulset-controller.ts';
 import { VolumeController, type VolumeOptions } from './storage/volume-controller.ts';
 
 /** Which of kube-scheduler's and kube-controller-manager's parts run, and how. */
@@ -19,11 +21,18 @@ export interface KubeControllerOptions extends NodeLifecycleOptions, VolumeOptio
    * Deployments and ReplicaSets stored and left alone.
    */
   replicaSets?: boolean;
+  /**
+   * Run the StatefulSet and DaemonSet controllers (default true); off for tests that drive those
+   * workloads' pods themselves.
+   */
+  workloadSets?: boolean;
 }
 
 /** The running parts; `stop` ends them. */
 export interface KubeControllers {
   scheduler: Scheduler | undefined;
+  statefulSets: StatefulSetController | undefined;
+  daemonSets: DaemonSetController | undefined;
   stop(): void;
 }
 
@@ -37,9 +46,15 @@ export function startKubeControllers(deps: ControllerDeps, options: KubeControll
   const ttl = options.jobs === false ? undefined : new TtlAfterFinishedController(deps);
   const workloads =
     options.replicaSets === false ? [] : [new ReplicaSetController(deps), new DeploymentController(deps)];
+  const statefulSets = options.workloadSets === false ? undefined : new StatefulSetController(deps);
+  const daemonSets = options.workloadSets === false ? undefined : new DaemonSetController(deps);
   return {
     scheduler,
+    statefulSets,
+    daemonSets,
     stop: () => {
+      statefulSets?.stop();
+      daemonSets?.stop();
       scheduler?.stop();
       disruption.stop();
       lifecycle.stop();

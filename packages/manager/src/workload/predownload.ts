@@ -7,6 +7,7 @@ import {
   type LabelSelector,
 } from '@kruise/api';
 import { scaledValue } from '@kruise/kube-compat';
+import { CONTROLLER_REVISION_HASH_KEY } from '@kruise/kube-compat/controller-revision';
 import {
   type EventType,
   isAlreadyExists,
@@ -19,7 +20,7 @@ import {
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { templateFromRevision } from './inplaceupdate/calculate.ts';
-import { CONTROLLER_REVISION_HASH_KEY, controllerRef } from './revision/history.ts';
+import { controllerRef } from './revision/history.ts';
 
 /**
  * Image pre-download for workloads (gate PreDownloadImageForInPlaceUpdate): before an update that

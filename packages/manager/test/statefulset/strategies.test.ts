@@ -169,7 +169,12 @@ describe('Advanced StatefulSet strategies', () => {
       return p.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid) ? p : undefined;
     });
     await runPod(client, adopted);
-    await eventually(async () => (await observedStatus(client, 'adopt'))?.readyReplicas === 1);
+    // Played as kubelet until Ready: the adopted pod may be replaced (it has no revision) meanwhile.
+    await runSetUntil(
+      client,
+      'adopt',
+      async () => (await observedStatus(client, 'adopt'))?.readyReplicas === 1,
+    );
     await client.mergePatch(Resources.Pod, 'default', 'adopt-0', {
       metadata: { labels: { app: 'elsewhere' } },
     });

@@ -1,15 +1,13 @@
 import { canonicalQuantity, quantitiesEqual } from '@kruise/kube-compat';
+import { hashRevision, revisionName, revisionPayload } from '@kruise/kube-compat/controller-revision';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import { describe, expect, it } from 'vitest';
 import {
-  hashRevision,
   hasRevision,
   newRevision,
   type RevisionParent,
   type RevisionStore,
   resolveRevisions,
-  revisionName,
-  revisionPayload,
   revisionsToTruncate,
   volumeClaimTemplatesHash,
   writeRevisionHash,

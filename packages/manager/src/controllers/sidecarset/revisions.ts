@@ -1,14 +1,14 @@
 import { SIDECARSET_CUSTOM_VERSION_LABEL, type SidecarSet } from '@kruise/api';
-import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   CONTROLLER_REVISION_HASH_KEY,
+  hashRevision,
   nextRevisionNumber,
-  type RevisionStore,
+  revisionName,
   sortRevisions,
-  storeRevision,
-} from '../../workload/revision/history.ts';
-import { hashRevision, revisionName } from '../../workload/revision/payload.ts';
+} from '@kruise/kube-compat/controller-revision';
+import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { type RevisionStore, storeRevision } from '../../workload/revision/history.ts';
 import {
   podSidecarSetRevision,
   SIDECARSET_HASH_ANNOTATION,

@@ -1,4 +1,5 @@
 import type { StatefulSet, VolumeClaimStatus } from '@kruise/api';
+import { claimName } from '@kruise/kube-compat/statefulset-identity';
 import { parentAndOrdinal } from '@kruise/kube-compat/statefulset-ordinals';
 import { Resources } from '@kruise/runtime';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
@@ -9,7 +10,6 @@ import {
   needsExpansion,
 } from './claim-compat.ts';
 import type { StatefulSetDeps } from './context.ts';
-import { claimName } from './identity.ts';
 
 /** Annotation on a claim the controller resized: its set, whose reconcile the claim's changes queue. */
 export const PVC_OWNED_BY_ASTS_ANNOTATION = 'apps.kruise.io/owned-by-asts';

@@ -1,5 +1,6 @@
 import { type ImagePullJob, KruiseResources, type StatefulSet } from '@kruise/api';
 import { kubeletContainerHash, labelSelectorMatches } from '@kruise/kube-compat';
+import { isMemberOf } from '@kruise/kube-compat/statefulset-identity';
 import {
   type ControllerBuilder,
   type Informer,
@@ -29,7 +30,6 @@ import {
 import { pubUpdateGuard } from '../../workload/pub/update-guard.ts';
 import type { AddOptions } from '../add-options.ts';
 import { PVC_OWNED_BY_ASTS_ANNOTATION } from './claim-resize.ts';
-import { isMemberOf } from './identity.ts';
 import { StatefulSetReconciler } from './reconcile.ts';
 
 /** The controller's name (metrics, logs, expectations). */

@@ -1,4 +1,5 @@
 import type { StatefulSet } from '@kruise/api';
+import { podName, updateIdentity, updateStorage } from '@kruise/kube-compat/statefulset-identity';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   LIFECYCLE_STATE_LABEL,
@@ -8,7 +9,6 @@ import {
 import { injectKruisePodReadyGate } from '../../workload/podreadiness/readiness-gate.ts';
 import { controllerRef } from '../../workload/revision/history.ts';
 import { defaultRevisionAdapter } from '../../workload/revision/pod-revision.ts';
-import { podName, updateIdentity, updateStorage } from './identity.ts';
 import { STATEFULSET_API_VERSION } from './revisions.ts';
 
 /** How new pods are written. */

@@ -1,4 +1,17 @@
 import type { StatefulSet } from '@kruise/api';
+import {
+  claimOwnerMatches,
+  claimOwnersForPolicy,
+  hasStaleOwnerRef,
+  retentionPolicy,
+} from '@kruise/kube-compat/statefulset-claim-retention';
+import {
+  claimsFor,
+  identityMatches,
+  storageMatches,
+  updateIdentity,
+  updateStorage,
+} from '@kruise/kube-compat/statefulset-identity';
 import { inRange, parentAndOrdinal } from '@kruise/kube-compat/statefulset-ordinals';
 import {
   isAlreadyExists,
@@ -9,15 +22,9 @@ import {
   retryOnConflict,
 } from '@kruise/runtime';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import {
-  claimOwnerMatches,
-  claimOwnersForPolicy,
-  hasStaleOwnerRef,
-  retentionPolicy,
-} from './claim-retention.ts';
 import type { StatefulSetDeps } from './context.ts';
-import { claimsFor, identityMatches, storageMatches, updateIdentity, updateStorage } from './identity.ts';
 import { ordinalRange } from './ordinal-range.ts';
+import { STATEFULSET_API_VERSION } from './revisions.ts';
 
 const errText = (err: unknown) => (err as Error)?.message ?? String(err);
 
@@ -209,7 +216,7 @@ export class StatefulPodControl {
     for (const claim of claimsFor(set, ordinal).values()) {
       const existing = this.d.claim(set.metadata?.namespace ?? '', claim.metadata?.name ?? '');
       if (!existing) continue;
-      const owners = claimOwnersForPolicy(existing, set, pod, down);
+      const owners = claimOwnersForPolicy(existing, set, pod, down, STATEFULSET_API_VERSION);
       if (!owners) continue;
       try {
         await this.client.mergePatch(

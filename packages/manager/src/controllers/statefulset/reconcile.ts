@@ -1,5 +1,6 @@
 import type { StatefulSet, StatefulSetStatus } from '@kruise/api';
 import { kubeTime, labelSelectorMatches, labelSelectorString } from '@kruise/kube-compat';
+import { isMemberOf, missingClaims } from '@kruise/kube-compat/statefulset-identity';
 import { parentAndOrdinal } from '@kruise/kube-compat/statefulset-ordinals';
 import type { Logger } from '@kruise/runtime';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
@@ -12,7 +13,6 @@ import { sortByPriority } from '../../workload/update-sort.ts';
 import { RequeueAfter } from '../cloneset/context.ts';
 import { volumeClaimsStatus } from './claim-resize.ts';
 import type { StatefulSetDeps } from './context.ts';
-import { isMemberOf, missingClaims } from './identity.ts';
 import { newStatefulSetPod, setRef } from './new-pods.ts';
 import { ordinalRange } from './ordinal-range.ts';
 import { StatefulPodControl } from './pod-control.ts';

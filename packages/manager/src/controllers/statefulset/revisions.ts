@@ -1,4 +1,5 @@
 import type { StatefulSet } from '@kruise/api';
+import { sortRevisions } from '@kruise/kube-compat/controller-revision';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { templateFromRevision } from '../../workload/inplaceupdate/calculate.ts';
@@ -7,7 +8,6 @@ import {
   type RevisionStore,
   resolveRevisions,
   revisionsToTruncate,
-  sortRevisions,
 } from '../../workload/revision/history.ts';
 import { defaultRevisionAdapter } from '../../workload/revision/pod-revision.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The JSON shape of Kruise's own Go structs (apps.kruise.io/v1alpha1 at v1.9, and the shared
- * `pub` types), in the notation of go-types.ts.
+ * `pub` types), in the notation of kube-compat's go-core-structs.ts.
  */
 export const KRUISE_GO_STRUCTS: Record<string, string> = {
   // (Kruise's Lifecycle is KruiseLifecycle here: core/v1 has a Lifecycle of its own.)

@@ -1,17 +1,18 @@
+import {
+  CONTROLLER_REVISION_HASH_KEY,
+  equalRevision,
+  findEqualRevisions,
+  hashRevision,
+  nextRevisionNumber,
+  revisionName,
+  revisionPayload,
+  sortRevisions,
+  storedPayload,
+} from '@kruise/kube-compat/controller-revision';
 import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
-import {
-  hashRevision,
-  revisionName,
-  revisionPayload,
-  storedPayload,
-  VCT_HASH_ANNOTATION,
-  volumeClaimTemplatesHash,
-} from './payload.ts';
-
-/** Label on each ControllerRevision with its hash. */
-export const CONTROLLER_REVISION_HASH_KEY = 'controller.kubernetes.io/hash';
+import { VCT_HASH_ANNOTATION, volumeClaimTemplatesHash } from './payload.ts';
 
 /** The parts of a workload a revision is made from. */
 export interface RevisionParent {
@@ -89,44 +90,6 @@ export function newRevision(
     data: JSON.parse(payload),
     revision,
   };
-}
-
-/** Kubernetes' history.EqualRevision: hash labels (when both numeric) then payload bytes. */
-export function equalRevision(a: ControllerRevision | undefined, b: ControllerRevision | undefined): boolean {
-  if (!a || !b) return a === b;
-  const numeric = (r: ControllerRevision) => {
-    const h = r.metadata?.labels?.[CONTROLLER_REVISION_HASH_KEY];
-    return h !== undefined && /^[+-]?\d+$/.test(h) && Math.abs(Number(h)) < 2 ** 31
-      ? Number(h) >>> 0
-      : undefined;
-  };
-  const ha = numeric(a);
-  const hb = numeric(b);
-  if (ha !== undefined && hb !== undefined && ha !== hb) return false;
-  return storedPayload(a.data) === storedPayload(b.data);
-}
-
-/** The revisions equal to `needle`, in history order. */
-export function findEqualRevisions(
-  revisions: ControllerRevision[],
-  needle: ControllerRevision,
-): ControllerRevision[] {
-  return revisions.filter((r) => equalRevision(r, needle));
-}
-
-/** Sorts revisions as Kubernetes does: by revision number, then creation time, then name. */
-export function sortRevisions(revisions: ControllerRevision[]): ControllerRevision[] {
-  return [...revisions].sort(
-    (a, b) =>
-      a.revision - b.revision ||
-      (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') ||
-      (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
-  );
-}
-
-/** The number the next revision gets: one more than the last in (sorted) history, or 1. */
-export function nextRevisionNumber(sorted: ControllerRevision[]): number {
-  return sorted.length ? sorted[sorted.length - 1]!.revision + 1 : 1;
 }
 
 /** The revisions a workload is at and moving to, and the collision count to report. */

@@ -4,8 +4,8 @@ import {
   type SidecarSetInjectionStrategy,
 } from '@kruise/api';
 import { labelSelectorMatches } from '@kruise/kube-compat';
+import { sortRevisions } from '@kruise/kube-compat/controller-revision';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { sortRevisions } from '../../../workload/revision/history.ts';
 import { restoreSidecarSetRevision } from '../../../workload/sidecarset/revision-data.ts';
 import type { SidecarSetLookups } from './lookups.ts';
 

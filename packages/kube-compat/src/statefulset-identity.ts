@@ -1,6 +1,38 @@
-import type { StatefulSet } from '@kruise/api';
-import { parentAndOrdinal } from '@kruise/kube-compat/statefulset-ordinals';
-import type { PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
+/**
+ * A stateful pod's identity as Kubernetes' StatefulSet and OpenKruise's Advanced StatefulSet give it
+ * (one implementation for both): its name `<set>-<ordinal>`, its pod-name and pod-index labels, and
+ * its claims `<claim>-<set>-<ordinal>` from the set's volumeClaimTemplates.
+ */
+import { parentAndOrdinal } from './statefulset-ordinals.ts';
+
+/** What identity reads of a claim template or a claim. */
+export interface ClaimFields {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+}
+
+/** What identity reads of a StatefulSet. */
+export interface StatefulSetFields {
+  metadata?: { name?: string; namespace?: string };
+  spec?: {
+    selector?: { matchLabels?: Record<string, string> };
+    volumeClaimTemplates?: ClaimFields[];
+  };
+}
+
+/** A pod volume, as far as identity reads and writes it. */
+export interface VolumeFields {
+  name: string;
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+}
+
+/** What identity reads and writes of a pod. */
+export interface PodFields {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+  spec?: { volumes?: VolumeFields[] };
+}
+
+type StatefulSet = StatefulSetFields;
+type Pod = PodFields;
 
 /** Label with the pod's own name (Kubernetes' StatefulSetPodNameLabel). */
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -13,7 +45,7 @@ const setName = (set: StatefulSet) => set.metadata?.name ?? '';
 export const podName = (set: StatefulSet, ordinal: number) => `${setName(set)}-${ordinal}`;
 
 /** The claim of template `claim` for the pod of `ordinal`: `<claim>-<set>-<ordinal>`. */
-export const claimName = (set: StatefulSet, claim: PersistentVolumeClaim, ordinal: number) =>
+export const claimName = (set: StatefulSet, claim: ClaimFields, ordinal: number) =>
   `${claim.metadata?.name ?? ''}-${setName(set)}-${ordinal}`;
 
 /** Whether the pod's name makes it a member of the set (`<set>-<n>`). */
@@ -33,8 +65,14 @@ export function identityMatches(set: StatefulSet, pod: Pod): boolean {
 }
 
 /** The claims the pod of `ordinal` uses, by template name, as they are created (upstream's getPersistentVolumeClaims). */
-export function claimsFor(set: StatefulSet, ordinal: number): Map<string, PersistentVolumeClaim> {
-  const out = new Map<string, PersistentVolumeClaim>();
+export function claimsFor<C extends ClaimFields>(
+  set: {
+    metadata?: StatefulSetFields['metadata'];
+    spec?: { selector?: { matchLabels?: Record<string, string> }; volumeClaimTemplates?: C[] };
+  },
+  ordinal: number,
+): Map<string, C> {
+  const out = new Map<string, C>();
   const selectorLabels = set.spec?.selector?.matchLabels ?? {};
   for (const template of set.spec?.volumeClaimTemplates ?? []) {
     const claim = structuredClone(template);
@@ -75,12 +113,12 @@ export function missingClaims(set: StatefulSet, pod: Pod): string[] {
 export function updateStorage(set: StatefulSet, pod: Pod): void {
   const ordinal = parentAndOrdinal(pod.metadata?.name ?? '').ordinal;
   const claims = claimsFor(set, ordinal);
-  const volumes: Volume[] = [...claims].map(([name, claim]) => ({
+  const volumes: VolumeFields[] = [...claims].map(([name, claim]) => ({
     name,
     persistentVolumeClaim: { claimName: claim.metadata?.name ?? '' },
   }));
   for (const v of pod.spec?.volumes ?? []) if (!claims.has(v.name)) volumes.push(v);
-  pod.spec ??= { containers: [] };
+  pod.spec ??= {};
   pod.spec.volumes = volumes;
 }
 

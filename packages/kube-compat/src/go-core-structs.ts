@@ -8,7 +8,7 @@
  *
  * Written from the Go type definitions; only the JSON names, types and omitempty flags matter.
  */
-export const GO_STRUCTS: Record<string, string> = {
+export const GO_CORE_STRUCTS: Record<string, string> = {
   AWSElasticBlockStoreVolumeSource: 'volumeID:s! fsType:s partition:i readOnly:b',
   Affinity: 'nodeAffinity:*NodeAffinity podAffinity:*PodAffinity podAntiAffinity:*PodAntiAffinity',
   AppArmorProfile: 'type:s! localhostProfile:*s',

@@ -1,8 +1,3 @@
-import type { StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy } from '@kruise/api';
-import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { STATEFULSET_API_VERSION } from './revisions.ts';
-
 /**
  * The owner references of a set's claims under `persistentVolumeClaimRetentionPolicy` (gate
  * StatefulSetAutoDeletePVC), as Kubernetes' StatefulSet keeps them: the set owns a claim when the
@@ -10,10 +5,39 @@ import { STATEFULSET_API_VERSION } from './revisions.ts';
  * with the scale-down (whenScaled Delete), so the garbage collector removes it.
  */
 
-type Owner = { metadata?: { name?: string; uid?: string } };
+/** An owner reference, as far as retention reads and writes it. */
+export interface OwnerReferenceFields {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** A set, pod or claim: its name, uid and owner references. */
+interface Owner {
+  metadata?: { name?: string; uid?: string; ownerReferences?: OwnerReferenceFields[] };
+}
+
+/** A StatefulSet with its retention policy. */
+export interface RetainingSet extends Owner {
+  spec?: { persistentVolumeClaimRetentionPolicy?: { whenDeleted?: string; whenScaled?: string } };
+}
+
+type StatefulSet = RetainingSet;
+type Pod = Owner;
+type PersistentVolumeClaim = Owner;
+type OwnerReference = OwnerReferenceFields;
+
+/** persistentVolumeClaimRetentionPolicy with both fields set. */
+export interface RetentionPolicy {
+  whenDeleted: string;
+  whenScaled: string;
+}
 
 /** The policy, Retain/Retain when unset. */
-export function retentionPolicy(set: StatefulSet): Required<StatefulSetPersistentVolumeClaimRetentionPolicy> {
+export function retentionPolicy(set: StatefulSet): RetentionPolicy {
   const p = set.spec?.persistentVolumeClaimRetentionPolicy;
   return { whenDeleted: p?.whenDeleted ?? 'Retain', whenScaled: p?.whenScaled ?? 'Retain' };
 }
@@ -46,18 +70,19 @@ export function claimOwnerMatches(
 
 /**
  * The claim's owner references made to fit the policy, or undefined when they already do
- * (upstream's updateClaimOwnerRefForSetAndPod).
+ * (upstream's updateClaimOwnerRefForSetAndPod); the set's reference names `setApiVersion`.
  */
 export function claimOwnersForPolicy(
   claim: PersistentVolumeClaim,
   set: StatefulSet,
   pod: Pod,
   podScaledDown: boolean,
+  setApiVersion: string,
 ): OwnerReference[] | undefined {
   if (claimOwnerMatches(claim, set, pod, podScaledDown)) return undefined;
   const { whenDeleted, whenScaled } = retentionPolicy(set);
   const setRef: OwnerReference = {
-    apiVersion: STATEFULSET_API_VERSION,
+    apiVersion: setApiVersion,
     kind: 'StatefulSet',
     name: set.metadata?.name ?? '',
     uid: set.metadata?.uid ?? '',
