@@ -26,18 +26,31 @@ interface Stage {
   steps: Step[];
 }
 
-/** Parses a Dockerfile into stages (comments and line continuations handled). */
+/**
+ * Parses a Dockerfile into stages (comments and line continuations handled); a FROM's `${NAME}` takes
+ * the default of an ARG before the first FROM, as `docker build` with no --build-arg does.
+ */
 function parseDockerfile(text: string): Stage[] {
   const stages: Stage[] = [];
+  const globalArgs = new Map<string, string>();
   const lines = text.replace(/\\\n/g, ' ').split('\n');
   for (const raw of lines) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
     const [op, ...rest] = line.split(/\s+/);
     const args = rest.join(' ');
-    if (op === 'FROM') {
+    if (op === 'ARG' && stages.length === 0) {
+      const m = /^(\w+)=(\S+)$/.exec(args);
+      if (!m) throw new Error(`ARG ${args} has no default`);
+      globalArgs.set(m[1]!, m[2]!);
+    } else if (op === 'FROM') {
       const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args)!;
-      stages.push({ from: m[1]!, ...(m[2] ? { name: m[2] } : {}), steps: [] });
+      const from = m[1]!.replace(/\$\{(\w+)\}/g, (_s, name: string) => {
+        const value = globalArgs.get(name);
+        if (value === undefined) throw new Error(`FROM names \${${name}}, which no ARG declares`);
+        return value;
+      });
+      stages.push({ from, ...(m[2] ? { name: m[2] } : {}), steps: [] });
     } else if (['WORKDIR', 'COPY', 'RUN', 'ENV', 'USER', 'EXPOSE', 'ENTRYPOINT'].includes(op!)) {
       stages.at(-1)!.steps.push({ op: op!, args });
     } else throw new Error(`instruction ${op} is not understood by this test`);
