@@ -47,7 +47,11 @@ function docker(args: string[]) {
 
 beforeAll(async () => {
   const started = Date.now();
-  images = await buildKruiseImages({ dockerSocket, registry, onLine: (line) => log.push(line) });
+  images = await buildKruiseImages({
+    dockerSocket,
+    registry,
+    onLine: (line) => log.push(`${new Date().toISOString().slice(11, 23)} ${line}`),
+  });
   firstCallMs = Date.now() - started;
   cri = new CriClient(inject('criSocket'));
   // what runs below comes from the registry, not from the build left in the engine
@@ -61,6 +65,7 @@ afterAll(() => cri?.close());
 describe('the kruise images built here', () => {
   it('are in the local registry under references keyed by their sources, each with its own image ID', async () => {
     onTestFailed(() => console.log(log.slice(-60).join('\n')));
+    console.log(log.filter((l) => /node-base|kruise-(manager|daemon):/.test(l)).join('\n'));
     console.log(
       `buildKruiseImages: ${firstCallMs} ms (${Object.values(images).every((i) => i.built) ? 'built' : 'from the cache'})`,
     );
@@ -82,7 +87,7 @@ describe('the kruise images built here', () => {
   it('are pulled by containerd through CRI; the manager runs as 65534, the daemon as root', async () => {
     for (const name of ['kruise-manager', 'kruise-daemon'] as const) {
       const { reference, id } = images[name];
-      const { imageRef } = await cri.pullImage(reference);
+      const { imageRef } = await cri.pullImage(reference, {}, { timeoutMs: 180_000 });
       expect(imageRef).toBe(id);
       const status = await cri.imageStatus(reference);
       expect(status.image?.repoTags).toContain(reference);

@@ -102,6 +102,7 @@ export async function buildKruiseImages(
     const reference = `${options.registry}/kruise-nodejs/${image.name}:${versionOf(image.pkg)}-${key}`;
     const build = join(builds, `${image.name}-${key}`);
     const built = !existsSync(join(build, 'manifest.json'));
+    const started = Date.now();
     if (built) {
       base ??= await nodeBaseImages(options.dockerSocket, cacheDir, options.onLine);
       await docker([
@@ -138,9 +139,10 @@ export async function buildKruiseImages(
         renameSync(tmp, build);
       }
       pruneCache(builds, image.name);
+      options.onLine?.(`${image.name}: built ${key} in ${Date.now() - started} ms`);
     } else options.onLine?.(`${image.name}: cached build ${key}`);
     await pushCached(build, reference);
-    options.onLine?.(`${image.name}: pushed ${reference}`);
+    options.onLine?.(`${image.name}: pushed ${reference} (${Date.now() - started} ms in all)`);
     result[image.name] = { reference, id: cachedImageId(build), built };
   }
   return result;
