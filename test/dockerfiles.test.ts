@@ -7,11 +7,12 @@ import { ControlPlane } from '@kruise/control-plane';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * The Dockerfiles as a user with Docker Hub runs them (on node:24-slim, their ARGs' defaults), fast and
- * without Docker: this test runs each Dockerfile's steps outside Docker (test/e2e/images.test.ts
- * builds the real images on the offline base of ADR 0059) — the build stage's RUN lines in a copy of the repository, the
- * final stage's COPY/ENV — then starts the resulting bundle through its ENTRYPOINT. It knows only
- * the instructions the two Dockerfiles use and fails on any other, so it cannot silently skip one.
+ * The Dockerfiles as a user with Docker Hub runs them (on node:24-slim, their ARGs' defaults), fast
+ * and without Docker: this test runs each Dockerfile's steps outside Docker — the build stage's RUN
+ * lines in a copy of the repository, the final stage's COPY/ENV — then starts the resulting bundle
+ * through its ENTRYPOINT. It knows only the instructions the two Dockerfiles use and fails on any
+ * other, so it cannot silently skip one. test/e2e/images.test.ts builds the real images, on the
+ * offline base of ADR 0059.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(join(tmpdir(), 'dockerfile-'));
