@@ -54,9 +54,9 @@ beforeAll(async () => {
   });
   firstCallMs = Date.now() - started;
   cri = new CriClient(inject('criSocket'));
-  // what runs below comes from the registry, not from the build left in the engine
-  for (const { reference } of Object.values(images)) {
-    await docker(['rmi', reference]);
+  // what runs below comes from the registry, not from a build left in the engine
+  for (const { reference, built } of Object.values(images)) {
+    if (built) await docker(['rmi', reference]);
     await docker(['pull', '-q', reference]);
   }
 }, 1_200_000);
