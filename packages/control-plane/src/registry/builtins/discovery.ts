@@ -25,5 +25,12 @@ export const DISCOVERY_RESOURCES: ResourceType[] = [
       ),
       AGE_COLUMN,
     ],
+    defaults: (o) => {
+      for (const p of Array.isArray(o.ports) ? o.ports : [])
+        if (p && typeof p === 'object') {
+          p.name ??= '';
+          p.protocol ??= 'TCP';
+        }
+    },
   }),
 ];
