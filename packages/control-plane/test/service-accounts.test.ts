@@ -135,6 +135,12 @@ describe('ServiceAccount admission of pods', () => {
       {
         apiVersion: 'v1',
         kind: 'Pod',
+        metadata: { name: 'legacy-field', namespace: 'default' },
+        spec: { serviceAccount: 'quiet', containers: [{ name: 'app', image: 'nginx' }] },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
         metadata: { name: 'opted-out', namespace: 'default' },
         spec: { automountServiceAccountToken: false, containers: [{ name: 'app', image: 'nginx' }] },
       },
@@ -155,6 +161,8 @@ describe('ServiceAccount admission of pods', () => {
     expect(quiet.spec.volumes).toBeUndefined();
     expect(quiet.spec.containers[0].volumeMounts).toBeUndefined();
     expect(quiet.spec.imagePullSecrets).toEqual([{ name: 'registry-login' }]);
+    // The deprecated field names the account when serviceAccountName is empty.
+    expect((await getJson(['get', 'pod', 'legacy-field'])).spec.serviceAccountName).toBe('quiet');
     const optedOut = await getJson(['get', 'pod', 'opted-out']);
     expect(optedOut.spec.serviceAccountName).toBe('default');
     expect(optedOut.spec.volumes).toBeUndefined();

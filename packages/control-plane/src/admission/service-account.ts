@@ -111,6 +111,9 @@ export function serviceAccountAdmission(store: Store): AdmissionHook {
         });
       return pod;
     }
+    // v1's deprecated `serviceAccount` stands for the name when `serviceAccountName` is empty.
+    if (!pod.spec.serviceAccountName && typeof pod.spec.serviceAccount === 'string')
+      pod.spec.serviceAccountName = pod.spec.serviceAccount;
     if (!pod.spec.serviceAccountName) pod.spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT;
     const name: string = pod.spec.serviceAccountName;
     const sa = await lookUpServiceAccount(store, req.namespace, name);
@@ -123,14 +126,5 @@ export function serviceAccountAdmission(store: Store): AdmissionHook {
     if (!pod.spec.imagePullSecrets?.length && sa.imagePullSecrets?.length)
       pod.spec.imagePullSecrets = structuredClone(sa.imagePullSecrets);
     return pod;
-  };
-}
-
-/** Admission hooks run one after the other, each on the object the previous one returned. */
-export function chainAdmission(...hooks: AdmissionHook[]): AdmissionHook {
-  return async (req) => {
-    let object = req.object;
-    for (const hook of hooks) object = (await hook({ ...req, object })) ?? object;
-    return object;
   };
 }
