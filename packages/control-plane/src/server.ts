@@ -2,6 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type WebhookCall, webhookAdmission } from './admission/admission.ts';
+import { chainAdmission } from './admission/chain.ts';
+import { serviceAccountAdmission } from './admission/service-account.ts';
 import { closeWebhookConnections } from './admission/webhook-client.ts';
 import { ObjectService } from './api/objects.ts';
 import { AuditTrail } from './audit.ts';
@@ -84,12 +86,18 @@ export class ControlPlane {
     cp.gc = new GarbageCollector(deps);
     new NamespaceController(deps);
     await cp.bootstrap();
-    objects.admission = webhookAdmission(store, (call) => {
-      for (const o of cp.webhookCallObservers) o(call);
-    });
-    cp.controllers = startKubeControllers(deps, options);
+    // Built-in admission plugins first (ServiceAccount), then the webhooks, as kube-apiserver orders them.
+    objects.admission = chainAdmission(
+      serviceAccountAdmission(store),
+      webhookAdmission(store, (call) => {
+        for (const o of cp.webhookCallObservers) o(call);
+      }),
+    );
     const pki = await createServingPki();
     cp.caCert = pki.ca.cert;
+    cp.controllers = startKubeControllers(deps, options, { rootCaCert: pki.ca.cert });
+    // Every bootstrap namespace has its `default` ServiceAccount and `kube-root-ca.crt` before the first request.
+    await cp.controllers.idle();
     const rbac = new RbacAuthorizer(store);
     const handler = new ApiHandler({
       store,

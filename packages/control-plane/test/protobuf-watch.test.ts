@@ -133,7 +133,8 @@ describe('protobuf watch streams', () => {
   it('lays out a frame as apimachinery does: length, WatchEvent, RawExtension, k8s envelope', async () => {
     await post('/api/v1/namespaces', { metadata: { name: 'pb-bytes' } });
     const w = openWatch(
-      '/api/v1/namespaces/pb-bytes/configmaps?watch=1&allowWatchBookmarks=1',
+      // secrets: a namespace's config maps start with kube-root-ca.crt, its secrets with nothing
+      '/api/v1/namespaces/pb-bytes/secrets?watch=1&allowWatchBookmarks=1',
       PROTOBUF_WATCH,
     );
     await eventually(() => w.frames().length > 0, 10_000);
@@ -142,14 +143,14 @@ describe('protobuf watch streams', () => {
 
     // Written by hand from the field numbers of apimachinery's generated.proto files:
     // WatchEvent{1 type, 2 object: RawExtension{1 raw}}, raw = "k8s\0" + runtime.Unknown{1 typeMeta:
-    // TypeMeta{1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType}, and the ConfigMap
-    // {1 metadata: ObjectMeta{6 resourceVersion}}. Every length here is below 128: one varint byte.
+    // TypeMeta{1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType}, and the
+    // Secret {1 metadata: ObjectMeta{6 resourceVersion}}. Every length here is below 128: one varint byte.
     const str = (s: string) => [s.length, ...Buffer.from(s)];
     const len = (bytes: number[]) => [bytes.length, ...bytes];
     const objectMeta = [0x32, ...str(rv)];
-    const configMap = [0x0a, ...len(objectMeta)];
-    const typeMeta = [0x0a, ...str('v1'), 0x12, ...str('ConfigMap')];
-    const unknown = [0x0a, ...len(typeMeta), 0x12, ...len(configMap), 0x1a, 0x00, 0x22, 0x00];
+    const secret = [0x0a, ...len(objectMeta)];
+    const typeMeta = [0x0a, ...str('v1'), 0x12, ...str('Secret')];
+    const unknown = [0x0a, ...len(typeMeta), 0x12, ...len(secret), 0x1a, 0x00, 0x22, 0x00];
     const enveloped = [0x6b, 0x38, 0x73, 0x00, ...unknown];
     const rawExtension = [0x0a, ...len(enveloped)];
     const watchEvent = [0x0a, ...str('BOOKMARK'), 0x12, ...len(rawExtension)];

@@ -144,12 +144,13 @@ describe('watch', () => {
     cp.faults.dropWatches();
     await core.createNamespacedConfigMap({ namespace: 'inf', body: { metadata: { name: 'after-410' } } });
     await eventually(() => seen.has('during-drop') && seen.has('after-410'), 10_000);
+    // kube-root-ca.crt: the root CA publisher's, in every namespace
     expect(
       informer
         .list()
         .map((c) => c.metadata?.name)
         .sort(),
-    ).toEqual(['after-410', 'before', 'during-drop']);
+    ).toEqual(['after-410', 'before', 'during-drop', 'kube-root-ca.crt']);
     await informer.stop();
   });
 

@@ -60,9 +60,21 @@ export async function applyManifests(client: KubeClient, objects: any[]): Promis
 /**
  * Points `kruise-webhook-service` at webhook servers on 127.0.0.1 (there is no kube-proxy here):
  * one port, or one per kruise-manager replica (the API server then spreads its calls over them).
+ * As one points a Service at a backend outside the cluster, its selector goes first (deploy/'s
+ * selects the manager's pods): the Endpoints controller then leaves the hand-written Endpoints be.
  */
 export async function pointWebhookService(client: KubeClient, port: number | number[]): Promise<void> {
   const ports = Array.isArray(port) ? port : [port];
+  const service = await client
+    .get(Resources.Service, 'kruise-system', 'kruise-webhook-service')
+    .catch((err: { code?: number }) => {
+      if (err.code === 404) return undefined;
+      throw err;
+    });
+  if (service?.spec?.selector)
+    await client.mergePatch(Resources.Service, 'kruise-system', 'kruise-webhook-service', {
+      spec: { selector: null },
+    });
   const subsets = ports.map((p) => ({ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: p }] }));
   try {
     await client.create(Resources.Endpoints, {

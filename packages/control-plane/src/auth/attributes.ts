@@ -3,6 +3,8 @@ export interface UserInfo {
   username: string;
   uid?: string;
   groups: string[];
+  /** Further facts the authenticator attached (a bound token's pod, node, credential id). */
+  extra?: Record<string, string[]>;
 }
 
 /** What an authorizer decides on. */

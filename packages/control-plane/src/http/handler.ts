@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Attributes, UserInfo } from '../auth/attributes.ts';
 import { forbiddenMessage } from '../auth/rbac.ts';
+import { storedObjects } from '../auth/tokens.ts';
 import {
   ApiError,
   forbidden,
@@ -64,10 +65,7 @@ export class ApiHandler {
     res.on('close', record);
     try {
       const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-      user = this.deps.tokens.authenticate(
-        token,
-        (ns, name, uid) => this.deps.store.get('/serviceaccounts', ns, name)?.obj.metadata?.uid === uid,
-      );
+      user = this.deps.tokens.authenticate(token, storedObjects(this.deps.store));
       if (!user) throw unauthorized();
       if (this.deps.faults.admit(user.username, res)) {
         held = true;

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
 import type { Attributes, UserInfo } from '../auth/attributes.ts';
 import { forbiddenMessage } from '../auth/rbac.ts';
+import { storedObjects } from '../auth/tokens.ts';
 import { ApiError, badRequest, forbidden, internalError, pathNotFound, unauthorized } from '../errors.ts';
 import type { HandlerDeps } from './deps.ts';
 import { containerOf, kubeletAddress } from './pod-log.ts';
@@ -47,10 +48,7 @@ export function podExecUpgrade(
       if (!m) throw pathNotFound();
       const [namespace, name] = m.slice(1).map(decodeURIComponent) as [string, string];
       const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-      const user = deps.tokens.authenticate(
-        token,
-        (ns, sa, uid) => deps.store.get('/serviceaccounts', ns, sa)?.obj.metadata?.uid === uid,
-      );
+      const user = deps.tokens.authenticate(token, storedObjects(deps.store));
       if (!user) throw unauthorized();
       authorize(user, namespace, name);
       const pods = deps.registry.lookup('', 'v1', 'pods')!;

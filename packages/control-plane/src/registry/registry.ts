@@ -4,6 +4,7 @@ import { APPS_RESOURCES } from './builtins/apps.ts';
 import { BATCH_RESOURCES } from './builtins/batch.ts';
 import { COORDINATION_RESOURCES } from './builtins/coordination.ts';
 import { CORE_RESOURCES } from './builtins/core.ts';
+import { DISCOVERY_RESOURCES } from './builtins/discovery.ts';
 import { EVENT_RESOURCES } from './builtins/events.ts';
 import { NETWORKING_RESOURCES } from './builtins/networking.ts';
 import { POLICY_RESOURCES } from './builtins/policy.ts';
@@ -21,6 +22,7 @@ const BUILTIN_RESOURCES: ResourceType[] = [
   ...APPS_RESOURCES,
   ...BATCH_RESOURCES,
   ...NETWORKING_RESOURCES,
+  ...DISCOVERY_RESOURCES,
   ...POLICY_RESOURCES,
   ...STORAGE_RESOURCES,
   ...COORDINATION_RESOURCES,

@@ -269,6 +269,10 @@ export const CORE_RESOURCES: ResourceType[] = [
     namespaced: true,
     shortNames: ['ep'],
     columns: [column('Endpoints', endpointsList), AGE_COLUMN],
+    defaults: (o) => {
+      for (const subset of Array.isArray(o.subsets) ? o.subsets : [])
+        for (const p of subset?.ports ?? []) if (p && typeof p === 'object') p.protocol ??= 'TCP';
+    },
   }),
   builtin({
     group: '',
