@@ -13,6 +13,8 @@ export interface LocalNodeFlags {
   backoffMaxMs: number;
   podLogsDir?: string;
   kubeletPort: number;
+  /** Host directories this node keeps elsewhere (`--host-path /var/run=/dir`, repeatable). */
+  hostPaths: Record<string, string>;
 }
 
 /**
@@ -50,10 +52,16 @@ export function parseLocalNodeOptions(argv: string[]): LocalNodeFlags {
       0,
       'port of the server that answers kubectl logs on --host-ip (0: any free port)',
     )
+    .flag(
+      'host-path',
+      stringArrayValue,
+      [],
+      'a host directory this node keeps elsewhere, host=dir (repeatable): hostPath volumes at or under host mount dir, e.g. /var/run=<dir of the CRI socket>',
+    )
     .parse(argv);
-  const labels = Object.fromEntries(
-    o.label.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  );
+  const pairs = (list: string[]) =>
+    Object.fromEntries(list.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const labels = pairs(o.label);
   return {
     nodeName: o['node-name'],
     kubeconfig: o.kubeconfig || undefined,
@@ -64,5 +72,6 @@ export function parseLocalNodeOptions(argv: string[]): LocalNodeFlags {
     backoffMaxMs: o['max-restart-backoff'],
     podLogsDir: o['pod-logs-dir'] || undefined,
     kubeletPort: o['kubelet-port'],
+    hostPaths: pairs(o['host-path']),
   };
 }
