@@ -1,4 +1,11 @@
-import { durationValue, FlagSet, portValue, stringArrayValue, stringValue } from '@kruise/runtime';
+import {
+  durationValue,
+  FlagSet,
+  portValue,
+  stringArrayValue,
+  stringValue,
+  UsageError,
+} from '@kruise/runtime';
 
 /** Everything a local node is started with. */
 export interface LocalNodeFlags {
@@ -62,6 +69,12 @@ export function parseLocalNodeOptions(argv: string[]): LocalNodeFlags {
   const pairs = (list: string[]) =>
     Object.fromEntries(list.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
   const labels = pairs(o.label);
+  const badHostPath = o['host-path'].find((h) => !/^\/[^=]*=\/./.test(h));
+  if (badHostPath !== undefined)
+    throw new UsageError(
+      2,
+      `invalid argument "${badHostPath}" for "--host-path" flag: must be <host directory>=<directory>, both absolute`,
+    );
   return {
     nodeName: o['node-name'],
     kubeconfig: o.kubeconfig || undefined,
