@@ -105,6 +105,11 @@ describe('the pods of Kruise’s own install', () => {
 
   it('a pod-network pod (the manager’s shape): a bound token it calls the API server with as its ServiceAccount, refreshed by kubelet’s rule; user 65534, read-only root, no capabilities, no_new_privs, its memory limit in the cgroup; Ready by its httpGet probe', async () => {
     await client.create(Resources.ServiceAccount, { metadata: { name: 'reader', namespace: 'default' } });
+    // what kube-controller-manager's root CA publisher keeps in every namespace
+    await client.create(Resources.ConfigMap, {
+      metadata: { name: 'kube-root-ca.crt', namespace: 'default' },
+      data: { 'ca.crt': env.cp.caCert },
+    });
     await client.create(Role, {
       metadata: { name: 'pod-reader', namespace: 'default' },
       rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
@@ -142,8 +147,22 @@ describe('the pods of Kruise’s own install', () => {
         ],
         volumes: [
           {
+            // the volume the ServiceAccount admission plugin adds (kube-api-access-<suffix>)
             name: 'api-access',
-            projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 600 } }] },
+            projected: {
+              defaultMode: 0o644,
+              sources: [
+                { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
+                { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+                {
+                  downwardAPI: {
+                    items: [
+                      { path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } },
+                    ],
+                  },
+                },
+              ],
+            },
           },
           { name: 'www', emptyDir: {} },
         ],
@@ -180,13 +199,17 @@ describe('the pods of Kruise’s own install', () => {
         )
       ).out,
     ).toBe('rc=0');
-    // an in-cluster client at that address with the pod's token (its file, as client-go reads it):
-    // the serving certificate names the gateway, the token is the account's
+    // an in-cluster client built from the pod's own files and variables, as client-go builds it:
+    // the CA it was given verifies the certificate at the gateway, the token is the account's
+    const dir = dirname(TOKEN);
     const first = (await sh('managerish', `cat ${TOKEN}`)).out;
+    const ca = (await sh('managerish', `cat ${dir}/ca.crt`)).out;
+    expect((await sh('managerish', `cat ${dir}/namespace`)).out).toBe('default');
+    const hostPort = (await sh('managerish', 'echo $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT')).out;
     const inCluster = (token: string) =>
       new KubeClient({
-        server: `https://${gateway}:${new URL(env.cp.url).port}`,
-        ca: env.cp.caCert,
+        server: `https://${hostPort}`,
+        ca,
         authHeaders: async () => ({ authorization: `Bearer ${token}` }),
       });
     expect((await inCluster(first).get(Resources.Pod, 'default', 'managerish')).metadata!.uid).toBe(
@@ -197,8 +220,8 @@ describe('the pods of Kruise’s own install', () => {
       message: expect.stringContaining('User "system:serviceaccount:default:reader" cannot list'),
     });
 
-    // 80% of the token's 10 minutes later (kubelet's clock), the file holds a new token that works too
-    clockShiftMs = 8.5 * 60_000;
+    // 80% of the token's lifetime later (kubelet's clock), the file holds a new token that works too
+    clockShiftMs = 0.85 * 3607_000;
     const second = await until(async () => {
       const t = (await sh('managerish', `cat ${TOKEN}`)).out;
       return t !== first ? t : undefined;
