@@ -51,6 +51,11 @@ const cases: [ProgramName, string, string][] = [
   ['kruise-daemon', '--addr=localhost:1.5', invalid('--addr', 'localhost:1.5', ADDRESS)],
   ['local node', '--kubelet-port=65536', invalid('--kubelet-port', '65536', PORT)],
   ['local node', '--kubelet-port=abc', invalid('--kubelet-port', 'abc', PORT)],
+  [
+    'local node',
+    '--host-path=/var/run',
+    invalid('--host-path', '/var/run', 'must be <host directory>=<directory>, both absolute'),
+  ],
   ['pnpm start', '--registry-port=0x50', invalid('--registry-port', '0x50', PORT)],
   ['pnpm start', '--registry-port=70000', invalid('--registry-port', '70000', PORT)],
   ['pnpm start', '--nodes=0', invalid('--nodes', '0', 'must be a whole number from 1 to 26')],

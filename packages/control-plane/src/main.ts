@@ -3,15 +3,19 @@ import { parseDuration } from './protobuf/well-known.ts';
 import { ControlPlane } from './server.ts';
 
 const USAGE =
-  'Usage: control-plane --kubeconfig FILE [--port N] [--data-dir DIR] [--node-monitor-grace-period DURATION]';
+  'Usage: control-plane --kubeconfig FILE [--port N] [--data-dir DIR] [--node-monitor-grace-period DURATION] [--extra-bind-address IP]...';
 
-/** `pnpm run control-plane -- --kubeconfig FILE [--port N] [--data-dir DIR] [--node-monitor-grace-period D]` */
+/**
+ * `pnpm run control-plane -- --kubeconfig FILE [--port N] [--data-dir DIR] [--node-monitor-grace-period D]
+ * [--extra-bind-address IP]...` (a pod bridge's gateway, where pods outside the host network reach it)
+ */
 async function main(): Promise<void> {
   let values: {
     kubeconfig?: string;
     port?: string;
     'data-dir'?: string;
     'node-monitor-grace-period'?: string;
+    'extra-bind-address'?: string[];
     help?: boolean;
   };
   try {
@@ -24,6 +28,7 @@ async function main(): Promise<void> {
         'data-dir': { type: 'string' },
         // kube-controller-manager's flag: how long a node may go without a heartbeat (default 40s).
         'node-monitor-grace-period': { type: 'string' },
+        'extra-bind-address': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -52,6 +57,14 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
+  const extra = values['extra-bind-address'] ?? [];
+  const wildcard = extra.find((a) => !/^\d+\.\d+\.\d+\.\d+$/.test(a) || a === '0.0.0.0');
+  if (wildcard !== undefined) {
+    console.error(
+      `error: --extra-bind-address must be an IPv4 address of this machine (never 0.0.0.0), got "${wildcard}"`,
+    );
+    process.exit(2);
+  }
   // Installed before the start and kept: a second signal (Ctrl-C reaches the whole process group,
   // and pnpm forwards its own) must not end the process by default while it stops.
   let cp: ControlPlane | undefined;
@@ -67,6 +80,7 @@ async function main(): Promise<void> {
   cp = await ControlPlane.start({
     port,
     dataDir: values['data-dir'],
+    extraBindAddresses: extra,
     ...(graceNs === undefined ? {} : { nodeMonitorGracePeriodMs: Number(graceNs / 1_000_000n) }),
   });
   cp.writeKubeconfig(values.kubeconfig);

@@ -23,10 +23,11 @@ async function keyPem(key: Key): Promise<string> {
   return `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`;
 }
 
-/** A self-signed CA and a serving certificate for 127.0.0.1 / localhost signed by it. */
+/** A self-signed CA and a serving certificate for 127.0.0.1 / localhost (and `extraIPs`) signed by it. */
 export async function createServingPki(
   commonName = 'kruise-control-plane-ca',
   dnsNames: string[] = ['localhost', 'kubernetes.default.svc'],
+  extraIPs: string[] = [],
 ): Promise<{ ca: CertificatePair; serving: CertificatePair }> {
   const caKeys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const notBefore = new Date(Date.now() - 60_000);
@@ -62,6 +63,7 @@ export async function createServingPki(
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension([
         { type: 'ip', value: '127.0.0.1' },
+        ...extraIPs.map((value) => ({ type: 'ip' as const, value })),
         ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
       ]),
     ],

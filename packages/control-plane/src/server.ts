@@ -31,6 +31,12 @@ import { Store } from './store/store.ts';
 export interface ControlPlaneOptions extends KubeControllerOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
+  /**
+   * More addresses of this machine to serve on, at the same port (kube-apiserver's bind address
+   * beyond loopback): a pod bridge's gateway, where pods outside the host network reach the API
+   * server. Each goes into the serving certificate. Nothing off the machine: never 0.0.0.0.
+   */
+  extraBindAddresses?: string[];
   /** Keep state here across restarts; memory only when absent. */
   dataDir?: string;
   /** Changes kept for watches before old resourceVersions answer 410 Gone. */
@@ -53,6 +59,7 @@ export class ControlPlane {
   readonly tokens = new TokenAuthenticator();
   private readonly faultInjector = new FaultInjector();
   private server!: Server;
+  private readonly extraServers: Server[] = [];
   private resources!: ResourceHandler;
   private gc!: GarbageCollector;
   /** The scheduler and controllers of kube-scheduler's and kube-controller-manager's part. */
@@ -93,7 +100,8 @@ export class ControlPlane {
         for (const o of cp.webhookCallObservers) o(call);
       }),
     );
-    const pki = await createServingPki();
+    const extra = options.extraBindAddresses ?? [];
+    const pki = await createServingPki(undefined, undefined, extra);
     cp.caCert = pki.ca.cert;
     cp.controllers = startKubeControllers(deps, options, { rootCaCert: pki.ca.cert });
     // Every bootstrap namespace has its `default` ServiceAccount and `kube-root-ca.crt` before the first request.
@@ -110,21 +118,33 @@ export class ControlPlane {
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
     });
     cp.resources = handler.resources;
-    cp.server = createServer(
-      { cert: pki.serving.cert, key: pki.serving.key, keepAliveTimeout: 120_000 },
-      (req, res) => {
-        void handler.handle(req, res);
-      },
-    );
-    cp.server.on('secureConnection', () => cp.connectionCount++);
-    cp.server.on('upgrade', podExecUpgrade({ store, registry, objects, tokens: cp.tokens, rbac }));
-    cp.server.headersTimeout = 60_000;
-    cp.server.requestTimeout = 0;
-    await new Promise<void>((resolve, reject) => {
-      cp.server.once('error', reject);
-      cp.server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-    });
-    cp.url = `https://127.0.0.1:${(cp.server.address() as AddressInfo).port}`;
+    const serve = () => {
+      const server = createServer(
+        { cert: pki.serving.cert, key: pki.serving.key, keepAliveTimeout: 120_000 },
+        (req, res) => {
+          void handler.handle(req, res);
+        },
+      );
+      server.on('secureConnection', () => cp.connectionCount++);
+      server.on('upgrade', podExecUpgrade({ store, registry, objects, tokens: cp.tokens, rbac }));
+      server.headersTimeout = 60_000;
+      server.requestTimeout = 0;
+      return server;
+    };
+    const listen = (server: Server, port: number, host: string) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve());
+      });
+    cp.server = serve();
+    await listen(cp.server, options.port ?? 0, '127.0.0.1');
+    const port = (cp.server.address() as AddressInfo).port;
+    for (const address of extra) {
+      const server = serve();
+      cp.extraServers.push(server);
+      await listen(server, port, address);
+    }
+    cp.url = `https://127.0.0.1:${port}`;
     return cp;
   }
 
@@ -218,10 +238,15 @@ export class ControlPlane {
   async stop(): Promise<void> {
     this.controllers.stop();
     this.resources.dropWatches();
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    await Promise.all(
+      [this.server, ...this.extraServers].map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      ),
+    );
     this.store.close();
     closeWebhookConnections();
   }

@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -33,7 +34,9 @@ function unchanged(dir: string, files: VolumeFiles): boolean {
   for (const [path, f] of files) {
     const abs = join(current, path);
     if (!existsSync(abs)) return false;
-    if ((lstatSync(abs).mode & 0o777) !== f.mode || !readFileSync(abs).equals(f.data)) return false;
+    const st = lstatSync(abs);
+    if ((st.mode & 0o777) !== f.mode || !readFileSync(abs).equals(f.data)) return false;
+    if (f.uid !== undefined && st.uid !== f.uid) return false;
   }
   return true;
 }
@@ -55,6 +58,7 @@ export function writeAtomically(dir: string, files: VolumeFiles): boolean {
     mkdirSync(dirname(abs), { recursive: true });
     writeFileSync(abs, f.data);
     chmodSync(abs, f.mode);
+    if (f.uid !== undefined) chownSync(abs, f.uid, -1);
   }
   const old = existsSync(join(dir, DATA)) ? readlinkSync(join(dir, DATA)) : undefined;
   symlinkSync(stamp, join(dir, '..data_tmp'));

@@ -23,6 +23,8 @@ export interface NodeEnvFacts {
   podIP?: string;
   /** The node's allocatable resources: the limits of a container that sets none (downward API). */
   allocatable: Record<string, string>;
+  /** The services' variables (kubelet's serviceEnv: the `kubernetes` Service's here). */
+  serviceEnv?: Map<string, string>;
 }
 
 /** A container that cannot be configured yet (kubelet's `CreateContainerConfigError`). */
@@ -110,8 +112,9 @@ export function resourceFieldValue(
  * The container's environment as kubelet's makeEnvironmentVariables resolves it at each start:
  * `envFrom` (ConfigMaps and Secrets, with prefix; invalid names skipped with a warning), then `env`
  * in order — literal values with `$(VAR)` expanded from the variables before them, fieldRef,
- * resourceFieldRef, configMapKeyRef and secretKeyRef. A missing ConfigMap, Secret or key that is
- * not optional throws a ContainerConfigError with kubelet's message.
+ * resourceFieldRef, configMapKeyRef and secretKeyRef; then the services' variables the container
+ * does not set itself (`$(VAR)` sees them too). A missing ConfigMap, Secret or key that is not
+ * optional throws a ContainerConfigError with kubelet's message.
  */
 export async function resolveEnv(
   pod: BoundPod,
@@ -162,10 +165,11 @@ export async function resolveEnv(
         message: `Keys [${invalid.sort().join(', ')}] from the EnvFrom ${isConfigMap ? 'configMap' : 'secret'} ${ns}/${ref.name} were skipped since they are considered invalid environment variable names.`,
       });
   }
+  const services = facts.serviceEnv ?? new Map<string, string>();
   for (const e of container.env ?? []) {
     let value = e.value ?? '';
     const from = e.valueFrom;
-    if (value !== '') value = expand(value, (name) => env.get(name));
+    if (value !== '') value = expand(value, (name) => env.get(name) ?? services.get(name));
     else if (from?.fieldRef) value = podFieldValue(pod, from.fieldRef.fieldPath, facts);
     else if (from?.resourceFieldRef) value = resourceFieldValue(pod, container, from.resourceFieldRef, facts);
     else if (from?.configMapKeyRef) {
@@ -189,5 +193,6 @@ export async function resolveEnv(
     }
     env.set(e.name, value);
   }
+  for (const [k, v] of services) if (!env.has(k)) env.set(k, v);
   return env;
 }

@@ -8,6 +8,7 @@ import {
 import type { Logger } from '@kruise/runtime';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { AllocationManager } from './allocation-manager.ts';
+import { apiServerForPod, kubernetesServiceEnv } from './api-server-env.ts';
 import type { BoundPod } from './bound-pod.ts';
 import { type EnvSources, resolveEnv } from './container-env.ts';
 import { computeResourcesOf, linuxResources } from './container-resources.ts';
@@ -18,6 +19,7 @@ import type { Sandbox } from './pod-sandbox.ts';
 import { type RuntimeContainer, type TerminatedState, terminatedOf } from './pod-status.ts';
 import type { PodVolumes } from './pod-volumes.ts';
 import type { PodRuntimeCache } from './runtime-cache.ts';
+import { imageUserOf, linuxContainerSecurityContext, verifyRunAsNonRoot } from './security-context.ts';
 import type { TerminationOrdering } from './termination-ordering.ts';
 
 /** What one container's step did: how long to wait before looking again (0: nothing pending), whether it changed the runtime. */
@@ -58,6 +60,8 @@ export interface ContainerLifecycleDeps {
   envSources: EnvSources;
   allocatable: Record<string, string>;
   memoryCapacityBytes: number;
+  /** The API server's URL as the node reaches it (the `kubernetes` Service's variables point pods at it). */
+  apiServer?: string;
   /** Where a started container's cpu/memory is recorded as allocated and applied. */
   allocations: AllocationManager;
   /** Where a killed container is read back from before its next attempt starts. */
@@ -106,10 +110,22 @@ export class ContainerLifecycle {
   async start(pod: BoundPod, container: Container, attempt: number, sandbox: Sandbox): Promise<string> {
     const m = this.memoryOf(pod);
     await ensureImage(this.d.cri, container);
+    // kubelet's generateContainerConfig: the image's user, checked against runAsNonRoot
+    const imageUser = imageUserOf((await this.d.cri.imageStatus(container.image ?? '')).image);
+    verifyRunAsNonRoot(pod, container, imageUser);
     const env = await resolveEnv(
       pod,
       container,
-      { hostIP: this.d.hostIP, podIP: sandbox.podIP, allocatable: this.d.allocatable },
+      {
+        hostIP: this.d.hostIP,
+        podIP: sandbox.podIP,
+        allocatable: this.d.allocatable,
+        serviceEnv: this.d.apiServer
+          ? kubernetesServiceEnv(
+              apiServerForPod(this.d.apiServer, pod.spec.hostNetwork === true, sandbox.podIP),
+            )
+          : undefined,
+      },
       this.d.envSources,
       (w) => this.d.event(pod, 'Warning', w.reason, w.message),
     );
@@ -119,7 +135,16 @@ export class ContainerLifecycle {
     const log = this.d.logs.prepareContainerLog(pod, container.name, attempt);
     const id = await this.d.cri.createContainer(
       sandbox.id,
-      containerConfig(pod, container, attempt, log.path, env, mounts, { applied, linux }),
+      containerConfig(
+        pod,
+        container,
+        attempt,
+        log.path,
+        env,
+        mounts,
+        { applied, linux },
+        linuxContainerSecurityContext(pod, container, imageUser),
+      ),
       sandboxConfig(pod, this.d.node, log.directory),
     );
     await this.d.cri.startContainer(id);

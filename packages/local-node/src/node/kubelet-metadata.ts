@@ -1,5 +1,6 @@
 import type { ContainerConfig } from '@kruise/cri/generated/runtime/v1/ContainerConfig';
 import type { LinuxContainerResources } from '@kruise/cri/generated/runtime/v1/LinuxContainerResources';
+import type { LinuxContainerSecurityContext } from '@kruise/cri/generated/runtime/v1/LinuxContainerSecurityContext';
 import type { Mount } from '@kruise/cri/generated/runtime/v1/Mount';
 import type { PodSandboxConfig } from '@kruise/cri/generated/runtime/v1/PodSandboxConfig';
 import {
@@ -19,6 +20,7 @@ import type { Container } from 'kubernetes-types/core/v1.js';
 import type { BoundPod } from './bound-pod.ts';
 import type { ComputeResources } from './container-resources.ts';
 import { expandCommandAndArgs } from './env-expansion.ts';
+import { sandboxSecurityContext } from './security-context.ts';
 
 /** kubelet's CRI label and annotation keys (the daemon reads them back). */
 export const KubeletKeys = {
@@ -72,7 +74,7 @@ export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', at
       [KubeletKeys.podNamespace]: m.namespace,
     },
     annotations: { ...(m.annotations ?? {}), [KubeletKeys.localNode]: node },
-    linux: { securityContext: { namespaceOptions: namespaceOptions(pod) } },
+    linux: { securityContext: { ...sandboxSecurityContext(pod), namespaceOptions: namespaceOptions(pod) } },
   };
 }
 
@@ -80,7 +82,7 @@ export function sandboxConfig(pod: BoundPod, node: string, logDirectory = '', at
  * The CRI container config of one of a pod's containers at restart `attempt`, labelled as kubelet
  * labels it, its log at `logPath` (relative to the sandbox's log directory), its environment `env`
  * (resolved by resolveEnv) with `$(VAR)` in command and args expanded from it, its volume `mounts`
- * and its cgroup `resources`.
+ * its cgroup `resources` and its `security` context (security-context.ts).
  */
 export function containerConfig(
   pod: BoundPod,
@@ -90,6 +92,7 @@ export function containerConfig(
   env: Map<string, string> = new Map(),
   mounts: Mount[] = [],
   resources?: { applied: ComputeResources; linux: LinuxContainerResources },
+  security: LinuxContainerSecurityContext = {},
 ): ContainerConfig {
   const { command, args } = expandCommandAndArgs(container, env);
   const m = pod.metadata;
@@ -120,6 +123,9 @@ export function containerConfig(
     },
     annotations,
     logPath,
-    linux: { resources: resources?.linux, securityContext: { namespaceOptions: namespaceOptions(pod) } },
+    linux: {
+      resources: resources?.linux,
+      securityContext: { ...security, namespaceOptions: namespaceOptions(pod) },
+    },
   };
 }

@@ -24,6 +24,7 @@ import { PodVolumes, type VolumeSources } from './pod-volumes.ts';
 import { Prober } from './prober.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 import { runtimeNetworkNotReady } from './runtime-network.ts';
+import { ServiceAccountTokens, tokenRequester } from './service-account-tokens.ts';
 
 /** How a local node is run. */
 export interface LocalNodeOptions {
@@ -54,6 +55,14 @@ export interface LocalNodeOptions {
   podLogsDir?: string;
   /** Port of the kubelet server that answers `kubectl logs` on hostIP (0: any free port). */
   kubeletPort?: number;
+  /**
+   * Host directories this node keeps elsewhere, as a node of its own on a shared machine: a
+   * hostPath volume at a key (or under it) mounts the given directory instead (e.g. `/var/run` →
+   * the directory of this node's containerd socket). Any other hostPath mounts the path as is.
+   */
+  hostPaths?: Record<string, string>;
+  /** kubelet's clock for ServiceAccount token refreshes (default Date.now; tests move it). */
+  now?: () => number;
   logger?: Logger;
 }
 
@@ -146,10 +155,13 @@ export class LocalNode {
       networkNotReady: runtimeNetworkNotReady(await this.o.cri.status()),
     };
     const sources = objectSources(this.o.client);
+    // kubelet's token manager, asking with the node's own identity
+    const tokens = new ServiceAccountTokens(tokenRequester(this.o.client), this.o.now);
     this.volumes = new PodVolumes(
       this.o.rootDir ?? join(tmpdir(), `kruise-kubelet-${this.o.nodeName}`),
-      sources,
+      { ...sources, serviceAccountToken: (ns, sa, spec) => tokens.token(ns, sa, spec) },
       { hostIP, allocatable: nodeCapacity() },
+      this.o.hostPaths,
     );
     this.prober = new Prober({
       cri: this.o.cri,
@@ -180,6 +192,8 @@ export class LocalNode {
       volumeResyncMs: this.o.volumeResyncMs,
       retryMs: this.o.retryMs,
       networkNotReady: () => this.facts?.networkNotReady,
+      apiServer: this.o.client.access.server,
+      tokens,
       log: this.log,
     });
     await registerNode(this.o.client, this.facts);

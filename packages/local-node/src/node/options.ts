@@ -1,4 +1,11 @@
-import { durationValue, FlagSet, portValue, stringArrayValue, stringValue } from '@kruise/runtime';
+import {
+  durationValue,
+  FlagSet,
+  portValue,
+  stringArrayValue,
+  stringValue,
+  UsageError,
+} from '@kruise/runtime';
 
 /** Everything a local node is started with. */
 export interface LocalNodeFlags {
@@ -13,6 +20,8 @@ export interface LocalNodeFlags {
   backoffMaxMs: number;
   podLogsDir?: string;
   kubeletPort: number;
+  /** Host directories this node keeps elsewhere (`--host-path /var/run=/dir`, repeatable). */
+  hostPaths: Record<string, string>;
 }
 
 /**
@@ -50,10 +59,22 @@ export function parseLocalNodeOptions(argv: string[]): LocalNodeFlags {
       0,
       'port of the server that answers kubectl logs on --host-ip (0: any free port)',
     )
+    .flag(
+      'host-path',
+      stringArrayValue,
+      [],
+      'a host directory this node keeps elsewhere, host=dir (repeatable): hostPath volumes at or under host mount dir, e.g. /var/run=<dir of the CRI socket>',
+    )
     .parse(argv);
-  const labels = Object.fromEntries(
-    o.label.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  );
+  const pairs = (list: string[]) =>
+    Object.fromEntries(list.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const labels = pairs(o.label);
+  const badHostPath = o['host-path'].find((h) => !/^\/[^=]*=\/./.test(h));
+  if (badHostPath !== undefined)
+    throw new UsageError(
+      2,
+      `invalid argument "${badHostPath}" for "--host-path" flag: must be <host directory>=<directory>, both absolute`,
+    );
   return {
     nodeName: o['node-name'],
     kubeconfig: o.kubeconfig || undefined,
@@ -64,5 +85,6 @@ export function parseLocalNodeOptions(argv: string[]): LocalNodeFlags {
     backoffMaxMs: o['max-restart-backoff'],
     podLogsDir: o['pod-logs-dir'] || undefined,
     kubeletPort: o['kubelet-port'],
+    hostPaths: pairs(o['host-path']),
   };
 }

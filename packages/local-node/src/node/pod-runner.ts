@@ -54,6 +54,10 @@ export interface PodRunnerDeps {
   retryMs?: number;
   /** Why the runtime's network is not ready (kubelet's words), or undefined when it is. */
   networkNotReady?: () => string | undefined;
+  /** The API server's URL as the node reaches it (pods get the `kubernetes` Service's variables from it). */
+  apiServer?: string;
+  /** The ServiceAccount tokens of projected volumes, forgotten with their pod. */
+  tokens?: { forgetPod(uid: string): void };
 }
 
 /**
@@ -342,6 +346,7 @@ export class PodRunner {
     this.runtime.forget(uid);
     this.d.prober.forgetPod(uid);
     this.d.volumes.tearDown(uid);
+    this.d.tokens?.forgetPod(uid);
     this.d.backoff.forgetPod(uid);
     this.d.logs.removePod(uid);
   }

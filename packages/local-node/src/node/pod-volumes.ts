@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mount } from '@kruise/cri/generated/runtime/v1/Mount';
 import type { Container, PersistentVolume, PersistentVolumeClaim, Volume } from 'kubernetes-types/core/v1.js';
@@ -6,10 +6,13 @@ import { writeAtomically } from './atomic-writer.ts';
 import type { BoundPod } from './bound-pod.ts';
 import type { EnvSources, NodeEnvFacts } from './container-env.ts';
 import { expand } from './env-expansion.ts';
-import { apiVolumeFiles, VolumeSetUpError } from './volume-content.ts';
+import { apiVolumeFiles, type TokenSource, VolumeSetUpError } from './volume-content.ts';
 
-/** Where volumes' objects come from: ConfigMaps and Secrets, claims and their volumes (undefined: not found). */
-export interface VolumeSources extends EnvSources {
+/**
+ * Where volumes' objects come from: ConfigMaps and Secrets, claims and their volumes (undefined:
+ * not found), and ServiceAccount tokens when the node can request them.
+ */
+export interface VolumeSources extends EnvSources, Partial<TokenSource> {
   claim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
   volume(name: string): Promise<PersistentVolume | undefined>;
 }
@@ -58,18 +61,38 @@ function checkHostPath(path: string, type: string): void {
 /**
  * The volumes of the pods on one node, as kubelet's volume manager sets them up under
  * `<root>/pods/<uid>/volumes/`: emptyDir directories, configMap/secret/downwardAPI/projected files
- * written atomically (and rewritten when their sources change), hostPath with its type checks,
+ * written atomically (and rewritten when their sources change; projected ServiceAccount tokens
+ * refreshed by the token manager's rule), hostPath with its type checks (as is, or where the
+ * node keeps that host directory),
  * and persistentVolumeClaim through the bound PersistentVolume's local or hostPath directory.
  */
 export class PodVolumes {
   private readonly root: string;
   private readonly sources: VolumeSources;
   private readonly facts: NodeEnvFacts;
+  private readonly hostPaths: [string, string][];
 
-  constructor(root: string, sources: VolumeSources, facts: NodeEnvFacts) {
+  /** `hostPaths`: host directories this node keeps elsewhere (LocalNodeOptions.hostPaths). */
+  constructor(
+    root: string,
+    sources: VolumeSources,
+    facts: NodeEnvFacts,
+    hostPaths: Record<string, string> = {},
+  ) {
     this.root = root;
     this.sources = sources;
     this.facts = facts;
+    // longest first, so /var/run/foo wins over /var/run
+    this.hostPaths = Object.entries(hostPaths)
+      .map(([k, v]): [string, string] => [k.replace(/\/+$/, '') || '/', v])
+      .sort((a, b) => b[0].length - a[0].length);
+  }
+
+  /** Where a hostPath volume's path is on this node. */
+  private hostPathOf(path: string): string {
+    for (const [from, to] of this.hostPaths)
+      if (path === from || path.startsWith(`${from}/`)) return to + path.slice(from.length);
+    return path;
   }
 
   private podDir(uid: string): string {
@@ -86,12 +109,15 @@ export class PodVolumes {
     }
     if (v.emptyDir) {
       const dir = join(base, PLUGIN_DIR.emptyDir, v.name);
-      mkdirSync(dir, { recursive: true, mode: 0o777 });
+      mkdirSync(dir, { recursive: true });
+      // kubelet's emptyDir is world-writable whatever the umask: non-root containers write there
+      chmodSync(dir, 0o777);
       return { path: dir, readOnly: false };
     }
     if (v.hostPath) {
-      checkHostPath(v.hostPath.path, v.hostPath.type ?? '');
-      return { path: v.hostPath.path, readOnly: false };
+      const path = this.hostPathOf(v.hostPath.path);
+      checkHostPath(path, v.hostPath.type ?? '');
+      return { path, readOnly: false };
     }
     if (v.persistentVolumeClaim) {
       const ns = pod.metadata.namespace;

@@ -9,11 +9,33 @@ import type {
 import type { BoundPod } from './bound-pod.ts';
 import type { EnvSources, NodeEnvFacts } from './container-env.ts';
 import { podFieldValue, resourceFieldValue } from './container-env.ts';
+import { effectiveSecurityContext } from './security-context.ts';
+import type { TokenRequestSpec } from './service-account-tokens.ts';
 
-/** One file of an API-data volume: its bytes and mode. */
+/** One file of an API-data volume: its bytes, mode and (when kubelet sets one) owner. */
 export interface VolumeFile {
   data: Buffer;
   mode: number;
+  uid?: number;
+}
+
+/** Where projected ServiceAccount tokens come from (kubelet's token manager). */
+export interface TokenSource {
+  serviceAccountToken(namespace: string, serviceAccount: string, spec: TokenRequestSpec): Promise<string>;
+}
+
+/**
+ * kubelet's FsUserFrom: the runAsUser every container of the pod runs as, or undefined when one
+ * sets none or two differ.
+ */
+export function podFsUser(pod: BoundPod): number | undefined {
+  let user: number | undefined;
+  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+    const u = effectiveSecurityContext(pod, c).runAsUser;
+    if (u === undefined || (user !== undefined && u !== user)) return undefined;
+    user = u;
+  }
+  return user;
 }
 
 /** Files of an API-data volume by relative path. */
@@ -97,11 +119,28 @@ async function projection(
   source: VolumeProjection,
   mode: number,
   facts: NodeEnvFacts,
-  sources: EnvSources,
+  sources: EnvSources & Partial<TokenSource>,
   out: VolumeFiles,
 ): Promise<void> {
   const ns = pod.metadata.namespace;
-  if (source.configMap) {
+  if (source.serviceAccountToken) {
+    const t = source.serviceAccountToken;
+    if (!sources.serviceAccountToken) throw new VolumeSetUpError('this node cannot request tokens');
+    let token: string;
+    try {
+      token = await sources.serviceAccountToken(ns, pod.spec.serviceAccountName || 'default', {
+        ...(t.audience ? { audiences: [t.audience] } : {}),
+        expirationSeconds: t.expirationSeconds ?? 3600,
+        boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, uid: pod.metadata.uid },
+      });
+    } catch (err) {
+      throw new VolumeSetUpError(`failed to fetch token: ${(err as Error).message}`);
+    }
+    // kubelet: with an fsUser or fsGroup the token is readable by its owner only
+    const fsUser = podFsUser(pod);
+    const owned = fsUser !== undefined || pod.spec.securityContext?.fsGroup !== undefined;
+    out.set(t.path, { data: Buffer.from(token), mode: owned ? 0o600 : mode, uid: fsUser });
+  } else if (source.configMap) {
     const { name = '', items, optional = false } = source.configMap;
     await keyFiles('configmap', await sources.configMap(ns, name), name, items, optional, mode, out);
   } else if (source.secret) {
@@ -110,12 +149,13 @@ async function projection(
   } else if (source.downwardAPI) downwardFiles(pod, source.downwardAPI.items ?? [], mode, facts, out);
   else
     throw new VolumeSetUpError(
-      'only configMap, secret and downwardAPI projections are supported by this node',
+      'only configMap, secret, downwardAPI and serviceAccountToken projections are supported by this node',
     );
 }
 
 /**
- * The files kubelet writes for an API-data volume (configMap, secret, downwardAPI, projected), or
+ * The files kubelet writes for an API-data volume (configMap, secret, downwardAPI, projected with
+ * serviceAccountToken sources), or
  * undefined for other volume kinds. Missing objects or keys that are not optional throw a
  * VolumeSetUpError with kubelet's message.
  */
@@ -123,7 +163,7 @@ export async function apiVolumeFiles(
   pod: BoundPod,
   volume: Volume,
   facts: NodeEnvFacts,
-  sources: EnvSources,
+  sources: EnvSources & Partial<TokenSource>,
 ): Promise<VolumeFiles | undefined> {
   const out: VolumeFiles = new Map();
   const ns = pod.metadata.namespace;

@@ -10,6 +10,7 @@ export interface LinuxSandboxSecurityContext {
   'readonlyRootfs'?: (boolean);
   'supplementalGroups'?: (number | string | Long)[];
   'privileged'?: (boolean);
+  'runAsGroup'?: (_runtime_v1_Int64Value | null);
 }
 
 export interface LinuxSandboxSecurityContext__Output {
@@ -18,4 +19,5 @@ export interface LinuxSandboxSecurityContext__Output {
   'readonlyRootfs': (boolean);
   'supplementalGroups': (string)[];
   'privileged': (boolean);
+  'runAsGroup': (_runtime_v1_Int64Value__Output | null);
 }
