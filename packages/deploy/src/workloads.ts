@@ -84,7 +84,8 @@ export function managerDeployment(v: ValueSource = DEFAULTS): object {
 
 /**
  * The kruise-daemon DaemonSet: host network, the host's /var/run read-only at /hostvarrun (where
- * it finds the CRI socket), NODE_NAME, every taint tolerated, liveness on /healthz:10221. It runs
+ * it finds the CRI socket), NODE_NAME, every taint tolerated, /healthz and /metrics on the node's
+ * address (NODE_IP, not every interface) at 10221 with liveness there. It runs
  * as root (the runtime socket is root's) but unprivileged, with no capabilities; not on
  * virtual-kubelet nodes.
  */
@@ -118,17 +119,19 @@ export function daemonSet(v: ValueSource = DEFAULTS): object {
               image: `${v.text('daemon.image.repository')}:${v.text('daemon.image.tag')}`,
               imagePullPolicy: 'IfNotPresent',
               args: [
-                `--addr=:${v.text('daemon.port')}`,
+                // the node's address only: every daemon of nodes that share a machine has its own
+                `--addr=$(NODE_IP):${v.text('daemon.port')}`,
                 '--host-run-dir=/hostvarrun',
                 `--feature-gates=${v.text('featureGates')}`,
               ],
               env: [
                 { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                { name: 'NODE_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
                 { name: 'LOG_LEVEL', value: v.scalar('daemon.log.level') },
                 ...v.items('daemon.extraEnvs'),
               ],
               livenessProbe: {
-                httpGet: { path: '/healthz', port, host: '127.0.0.1' },
+                httpGet: { path: '/healthz', port },
                 initialDelaySeconds: 60,
                 periodSeconds: 10,
               },

@@ -206,7 +206,7 @@ describe('charts/kruise (the Helm chart)', () => {
     expect(new Set(hooks.map((w: any) => w.timeoutSeconds))).toEqual(new Set([10]));
     const ds = find(objects, 'DaemonSet')!.spec.template.spec;
     expect(ds.volumes[0].hostPath).toEqual({ path: '/run/k3s', type: 'Directory' });
-    expect(ds.containers[0].args).toContain('--addr=:10300');
+    expect(ds.containers[0].args).toContain('--addr=$(NODE_IP):10300');
     expect(ds.containers[0].livenessProbe.httpGet.port).toBe(10300);
     expect(ds.containers[0].env.at(-1)).toEqual({ name: 'HTTPS_PROXY', value: 'http://proxy:3128' });
     expect(ds.imagePullSecrets).toEqual([{ name: 'regcred' }]);
@@ -233,8 +233,10 @@ describe('charts/kruise (the Helm chart)', () => {
     expect(m.featureGates.enabled('CloneSetShortHash')).toBe(true);
     expect(env).toMatchObject({ WEBHOOK_PORT: '9876', LOG_LEVEL: 'info' });
     const daemon = find(objects, 'DaemonSet')!.spec.template.spec.containers[0];
-    const d = parseDaemonOptions(daemon.args, { NODE_NAME: 'node-1' });
-    expect(d.addr).toBe(':10300');
+    // kubelet expands $(NODE_IP) from the pod's status.hostIP before the program sees it
+    const args = daemon.args.map((a: string) => a.replace('$(NODE_IP)', '10.0.0.5'));
+    const d = parseDaemonOptions(args, { NODE_NAME: 'node-1' });
+    expect(d.addr).toBe('10.0.0.5:10300');
     expect(d.hostRunDir).toBe(daemon.volumeMounts[0].mountPath);
     expect(d.featureGates.enabled('PodWebhook')).toBe(false);
   });

@@ -47,7 +47,7 @@ describe('deploy/ (the cluster install)', () => {
     expect(pod.serviceAccountName).toBe('kruise-manager');
   });
 
-  it('runs the daemon on every node: host network, /var/run read-only at /hostvarrun, NODE_NAME, liveness on 10221', () => {
+  it('runs the daemon on every node: host network, /var/run read-only at /hostvarrun, NODE_NAME, /healthz on the node address at 10221', () => {
     const [ds] = docs('deploy/daemon/daemonset.yaml');
     const pod = ds.spec.template.spec;
     const c = pod.containers[0];
@@ -59,9 +59,12 @@ describe('deploy/ (the cluster install)', () => {
     expect(c.volumeMounts).toEqual([{ name: 'runtime-socket', mountPath: '/hostvarrun', readOnly: true }]);
     expect(c.env).toEqual([
       { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'NODE_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
       { name: 'LOG_LEVEL', value: 'info' },
     ]);
-    expect(c.livenessProbe.httpGet).toMatchObject({ path: '/healthz', port: 10221 });
+    // the node's address only (daemons of nodes sharing a machine do not collide); the probe goes there
+    expect(c.args).toContain('--addr=$(NODE_IP):10221');
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 10221 });
     expect(c.securityContext.allowPrivilegeEscalation).toBe(false);
   });
 
