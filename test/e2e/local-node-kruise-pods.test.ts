@@ -105,11 +105,10 @@ describe('the pods of Kruise’s own install', () => {
 
   it('a pod-network pod (the manager’s shape): a bound token it calls the API server with as its ServiceAccount, refreshed by kubelet’s rule; user 65534, read-only root, no capabilities, no_new_privs, its memory limit in the cgroup; Ready by its httpGet probe', async () => {
     await client.create(Resources.ServiceAccount, { metadata: { name: 'reader', namespace: 'default' } });
-    // what kube-controller-manager's root CA publisher keeps in every namespace
-    await client.create(Resources.ConfigMap, {
-      metadata: { name: 'kube-root-ca.crt', namespace: 'default' },
-      data: { 'ca.crt': env.cp.caCert },
-    });
+    // the control plane's root CA publisher keeps kube-root-ca.crt in every namespace
+    expect((await client.get(Resources.ConfigMap, 'default', 'kube-root-ca.crt')).data['ca.crt']).toBe(
+      env.cp.caCert,
+    );
     await client.create(Role, {
       metadata: { name: 'pod-reader', namespace: 'default' },
       rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],

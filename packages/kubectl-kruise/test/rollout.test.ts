@@ -1,4 +1,5 @@
 import { KruiseResources } from '@kruise/api';
+import { Resources } from '@kruise/runtime';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import {
@@ -183,6 +184,8 @@ describe('kubectl kruise rollout and set on a CloneSet', () => {
       limits: { cpu: '200m', memory: '512Mi' },
       requests: { cpu: '100m' },
     });
+    // the account must exist: the ServiceAccount admission refuses pods naming a missing one
+    await env.client.create(Resources.ServiceAccount, { metadata: { name: 'robot', namespace: 'default' } });
     const sa = await plugin.kruise(['set', 'serviceaccount', 'cloneset', 'recreate', 'robot']);
     expect(sa).toMatchObject({ code: 0, out: 'cloneset.apps.kruise.io/recreate serviceaccount updated\n' });
     expect((await getCloneSet(env.client, 'recreate')).spec!.template.spec!.serviceAccountName).toBe('robot');

@@ -91,7 +91,7 @@ describe('Informer', () => {
         .list()
         .map((c) => c.metadata?.name)
         .sort(),
-    ).toEqual(['after-gone', 'during-drop']);
+    ).toEqual(['after-gone', 'during-drop', 'kube-root-ca.crt']);
     await informer.stop();
   });
 
