@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { type WebhookCall, webhookAdmission } from './admission/admission.ts';
 import { chainAdmission } from './admission/chain.ts';
 import { serviceAccountAdmission } from './admission/service-account.ts';
@@ -60,6 +60,7 @@ export class ControlPlane {
   private readonly faultInjector = new FaultInjector();
   private server!: Server;
   private readonly extraServers: Server[] = [];
+  private readonly sockets = new Set<Socket>();
   private resources!: ResourceHandler;
   private gc!: GarbageCollector;
   /** The scheduler and controllers of kube-scheduler's and kube-controller-manager's part. */
@@ -126,6 +127,12 @@ export class ControlPlane {
         },
       );
       server.on('secureConnection', () => cp.connectionCount++);
+      // every socket, also one still in its TLS handshake (closeAllConnections sees only HTTP ones),
+      // so that stop() never waits out a keep-alive of a client that connected as it stopped
+      server.on('connection', (socket: Socket) => {
+        cp.sockets.add(socket);
+        socket.once('close', () => cp.sockets.delete(socket));
+      });
       server.on('upgrade', podExecUpgrade({ store, registry, objects, tokens: cp.tokens, rbac }));
       server.headersTimeout = 60_000;
       server.requestTimeout = 0;
@@ -239,13 +246,19 @@ export class ControlPlane {
     this.controllers.stop();
     this.resources.dropWatches();
     await Promise.all(
-      [this.server, ...this.extraServers].map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      ),
+      [this.server, ...this.extraServers]
+        .map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        )
+        .concat(
+          (async () => {
+            for (const socket of this.sockets) socket.destroy();
+          })(),
+        ),
     );
     this.store.close();
     closeWebhookConnections();
