@@ -162,7 +162,17 @@ export async function benchPodUnavailableBudget(): Promise<void> {
           a.status === 'rejected' && /pub unavailable allowed is negative/.test(String(a.reason?.message)),
       ).length;
       if (admitted + refused !== PODS)
-        throw new Error(`round ${round}: ${PODS - admitted - refused} failed otherwise`);
+        throw new Error(
+          `round ${round}: ${PODS - admitted - refused} failed otherwise: ${answers
+            .filter(
+              (a) =>
+                a.status === 'rejected' &&
+                !/pub unavailable allowed is negative/.test(String(a.reason?.message)),
+            )
+            .map((a) => String((a as PromiseRejectedResult).reason?.message))
+            .slice(0, 3)
+            .join('; ')}`,
+        );
       overSpent.push(admitted > ALLOWED ? 1 : 0);
       p99s.push(quantile(latencies, 0.99));
       // the deleted pods come back, so the budget allows 20 again
