@@ -4,7 +4,12 @@ import type { UserInfo } from '../auth/attributes.ts';
 import type { KubeObject, ResourceType } from '../registry/types.ts';
 
 /** Where an Event comes from: kube-controller-manager's component name for it. */
-export type EventSource = 'replicaset-controller' | 'deployment-controller';
+export type EventSource =
+  | 'replicaset-controller'
+  | 'deployment-controller'
+  | 'statefulset-controller'
+  | 'daemonset-controller'
+  | 'job-controller';
 
 /** client-go's spam filter: a burst of 25 Events per object, then one more every 5 minutes. */
 const SPAM_BURST = 25;

@@ -3,9 +3,9 @@ import type { UserInfo } from '../../auth/attributes.ts';
 import type { KubeObject, ResourceType } from '../../registry/types.ts';
 import type { ChangeEvent } from '../../store/store.ts';
 import { deepEqual } from '../../util/deep-equal.ts';
+import { controllerEvent } from '../controller-events.ts';
 import { BuiltinController, type ControllerDeps } from '../deps.ts';
 import { claimPods } from '../workloads/adoption.ts';
-import { workloadEvent } from '../workloads/controller-events.ts';
 import { KeyQueue } from '../workloads/key-queue.ts';
 import { controllerOf } from '../workloads/pod-state.ts';
 import { RevisionHistory } from '../workloads/revision-history.ts';
@@ -89,9 +89,14 @@ export class DaemonSetController extends BuiltinController {
     message: string,
   ): Promise<unknown> {
     return this.objects
-      .create(this.types.event, ds.metadata?.namespace, workloadEvent(ds, COMPONENT, type, reason, message), {
-        user: DS_USER,
-      })
+      .create(
+        this.types.event,
+        ds.metadata?.namespace,
+        controllerEvent(ds, COMPONENT, type, reason, message),
+        {
+          user: DS_USER,
+        },
+      )
       .catch(() => undefined);
   }
 

@@ -1,10 +1,10 @@
 import type { UserInfo } from '../../auth/attributes.ts';
 import type { KubeObject, ResourceType } from '../../registry/types.ts';
 import type { ChangeEvent } from '../../store/store.ts';
+import { controllerEvent } from '../controller-events.ts';
 import { BuiltinController, type ControllerDeps } from '../deps.ts';
 import type { BackoffRecord, PodFailureBackoff } from './backoff.ts';
 import { isJobFinished } from './conditions.ts';
-import { controllerEvent } from './events.ts';
 import { hasTrackingFinalizer, JOB_TRACKING_FINALIZER } from './job-pods.ts';
 import { type JobActions, syncJob } from './job-sync.ts';
 import { podForJob } from './pod-template.ts';
@@ -169,7 +169,7 @@ export class JobController extends BuiltinController {
     const events = this.registry.byResource('', 'events')!;
     const subject = { apiVersion: 'batch/v1', kind: 'Job', ...job };
     void this.objects
-      .create(events, job.metadata?.namespace, controllerEvent(COMPONENT, subject, type, reason, message), {
+      .create(events, job.metadata?.namespace, controllerEvent(subject, COMPONENT, type, reason, message), {
         user: JOB_USER,
       })
       .catch(() => undefined);

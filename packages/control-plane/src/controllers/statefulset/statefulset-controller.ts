@@ -5,9 +5,9 @@ import type { UserInfo } from '../../auth/attributes.ts';
 import type { KubeObject, ResourceType } from '../../registry/types.ts';
 import type { ChangeEvent } from '../../store/store.ts';
 import { deepEqual } from '../../util/deep-equal.ts';
+import { controllerEvent } from '../controller-events.ts';
 import { BuiltinController, type ControllerDeps } from '../deps.ts';
 import { claimPods } from '../workloads/adoption.ts';
-import { workloadEvent } from '../workloads/controller-events.ts';
 import { KeyQueue } from '../workloads/key-queue.ts';
 import { controllerOf } from '../workloads/pod-state.ts';
 import { RevisionHistory } from '../workloads/revision-history.ts';
@@ -83,7 +83,7 @@ export class StatefulSetController extends BuiltinController {
       .create(
         this.types.event,
         set.metadata?.namespace,
-        workloadEvent(set, COMPONENT, type, reason, message),
+        controllerEvent(set, COMPONENT, type, reason, message),
         {
           user: STS_USER,
         },
