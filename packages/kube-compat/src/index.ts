@@ -11,6 +11,7 @@ export * from './cron-parser.ts';
 export * from './cron-schedule.ts';
 export * from './daemon-placement.ts';
 export * from './daemon-pod-node.ts';
+export * from './daemon-rolling.ts';
 export * from './feature-gate-parser.ts';
 export * from './flowcontrol-backoff.ts';
 export * from './go-bool.ts';

@@ -1,5 +1,5 @@
 import { nodeShouldRunDaemonPod } from '@kruise/kube-compat/daemon-placement';
-import { intPercentValue } from '@kruise/kube-compat/intstr';
+import { rollingCount } from '@kruise/kube-compat/daemon-rolling';
 import type { KubeObject } from '../../registry/types.ts';
 import { isPodAvailable, isPodReady, isTerminating } from '../workloads/pod-state.ts';
 import { byCreationAndPhase, isPodUpdated } from './pods.ts';
@@ -13,19 +13,6 @@ export interface NodePlan {
 /** Whether the DaemonSet's template lets its pod run on the node (kube-compat's placement). */
 export const placementOn = (node: KubeObject, ds: KubeObject) =>
   nodeShouldRunDaemonPod(node, ds.spec?.template?.spec ?? {});
-
-/** maxSurge or maxUnavailable of `nodes`, rounded up; 0 when not a rolling update or invalid. */
-export function rollingCount(ds: KubeObject, field: 'maxSurge' | 'maxUnavailable', nodes: number): number {
-  const strategy = ds.spec?.updateStrategy;
-  if ((strategy?.type ?? 'RollingUpdate') !== 'RollingUpdate') return 0;
-  const value = strategy?.rollingUpdate?.[field];
-  if (value === undefined || value === null) return 0;
-  try {
-    return intPercentValue(value, nodes, true);
-  } catch {
-    return 0;
-  }
-}
 
 /** Whether the rolling update surges (AllowsSurge). */
 export const allowsSurge = (ds: KubeObject): boolean => rollingCount(ds, 'maxSurge', 1) > 0;

@@ -1,6 +1,7 @@
+import { rollingCount } from '@kruise/kube-compat/daemon-rolling';
 import type { KubeObject } from '../../registry/types.ts';
 import { isPodAvailable, isTerminating } from '../workloads/pod-state.ts';
-import { type NodePlan, placementOn, rollingCount } from './manage.ts';
+import { type NodePlan, placementOn } from './manage.ts';
 import { isPodUpdated } from './pods.ts';
 
 /** The updated and the old pod on a node, terminating ones left out; undefined when there are several of either. */

@@ -5,6 +5,7 @@ import {
   nodeShouldRunDaemonPod,
   targetNodeName,
 } from '@kruise/kube-compat';
+import { rollingCount } from '@kruise/kube-compat/daemon-rolling';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { lifecycleState } from '../../workload/lifecycle/state.ts';
 import { DAEMONSET_HASH_LABEL, TEMPLATE_GENERATION_LABEL, templateGeneration } from './context.ts';
@@ -141,18 +142,6 @@ export function surgeCount(ds: DaemonSet, nodes: number): number {
 /** maxUnavailable of `nodes` (rounded up); 0 when not a rolling update, unset, or invalid. */
 export function unavailableCount(ds: DaemonSet, nodes: number): number {
   return rollingCount(ds, 'maxUnavailable', nodes);
-}
-
-function rollingCount(ds: DaemonSet, field: 'maxSurge' | 'maxUnavailable', nodes: number): number {
-  const strategy = ds.spec?.updateStrategy;
-  if ((strategy?.type ?? 'RollingUpdate') !== 'RollingUpdate') return 0;
-  const value = strategy?.rollingUpdate?.[field];
-  if (value === undefined || value === null) return 0;
-  try {
-    return intPercentValue(value, nodes, true);
-  } catch {
-    return 0;
-  }
 }
 
 /** burstReplicas (default 250) of the desired number scheduled, rounded down. */
